@@ -1,0 +1,148 @@
+#ifndef KMASK_BINOP_HPP
+#define KMASK_BINOP_HPP
+
+/// \file binop.hpp
+/// \brief One combination of several masks (binop, inplace_binop) and superimposing a parent's
+/// nulls onto its children (superimpose_nulls): thin forms of the segmented binop.
+
+#include <kmask/create_mask.hpp>
+#include <kmask/segmented_binop.hpp>
+
+#include <utility>
+#include <vector>
+
+namespace kmask {
+
+namespace detail {
+template <class ExecSpace>
+size_type read_count(const ExecSpace& exec, const Kokkos::View<size_type*, typename ExecSpace::memory_space>& c) {
+  size_type host = 0;
+  Kokkos::View<size_type, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> out(&host);
+  Kokkos::deep_copy(exec, out, Kokkos::subview(c, 0));
+  exec.fence();
+  return host;
+}
+}  // namespace detail
+
+/// \brief Combines `masks` (each from its `begin_bits`) with `op` into a new mask of `size_bits` bits.
+///
+/// Returns the new mask (a padded allocation, as create_mask() makes; padding words zero) and its
+/// null count. Synchronous: the count is copied to the host. No source can alias the new mask.
+/// \throws std::invalid_argument / std::out_of_range as segmented_binop() for the sources.
+template <class ExecSpace, class Op, class SourceView>
+std::pair<Kokkos::View<word_type*, typename ExecSpace::memory_space>, size_type> binop(
+    const ExecSpace& exec, const Op& op, const std::vector<SourceView>& masks, const std::vector<size_type>& begin_bits,
+    size_type size_bits) {
+  constexpr const char* fn = "kmask::binop";
+  using memory_space       = typename ExecSpace::memory_space;
+  static_assert(Kokkos::is_execution_space<ExecSpace>::value,
+                "kmask::binop: the first argument must be a Kokkos execution space");
+  static_assert(is_word_operator_v<Op>,
+                "kmask::binop: op needs word_type operator()(word_type, word_type) and identity()");
+  KMASK_CHECK_MASK_VIEW("kmask::binop", SourceView, ExecSpace, "masks");
+  detail::scoped_region region(fn);
+  const std::vector<size_type> one_segment{0, static_cast<size_type>(masks.size())};
+  const auto d = detail::build_descriptors(fn, exec, detail::no_destinations<ExecSpace>(), masks,
+                                           begin_bits, size_bits, one_segment);
+  const auto mask = detail::allocate_mask(exec, size_bits, mask_state::uninitialized, "kmask::binop::mask");
+  Kokkos::View<size_type*, memory_space> count(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing,
+                                                                  "kmask::binop::null_count"),
+                                               1);
+  detail::segmented_binop_args<memory_space, Op, detail::strided_destinations> a{
+      op,    d.offsets, d.sources, detail::strided_destinations{mask.data(), 0}, count, 1, size_bits,
+      num_words(size_bits), static_cast<size_type>(mask.extent(0))};
+  detail::launch_segmented_binop(exec, a);
+  return {mask, detail::read_count(exec, count)};
+}
+
+/// binop() on the default execution space.
+template <class Op, class SourceView>
+std::pair<Kokkos::View<word_type*, Kokkos::DefaultExecutionSpace::memory_space>, size_type> binop(
+    const Op& op, const std::vector<SourceView>& masks, const std::vector<size_type>& begin_bits, size_type size_bits) {
+  return binop(Kokkos::DefaultExecutionSpace{}, op, masks, begin_bits, size_bits);
+}
+
+/// \brief Combines `masks` with `op` into `destination` (num_words(size_bits) words written) and
+/// returns its null count.
+///
+/// `destination` may be one of the sources read from bit 0 without a copy; any other overlap is
+/// staged. Synchronous (the count comes back to the host).
+/// \throws as inplace_segmented_binop().
+template <class ExecSpace, class Op, class DestView, class SourceView>
+size_type inplace_binop(const ExecSpace& exec, const Op& op, const DestView& destination,
+                        const std::vector<SourceView>& masks, const std::vector<size_type>& begin_bits,
+                        size_type size_bits) {
+  constexpr const char* fn = "kmask::inplace_binop";
+  using memory_space       = typename ExecSpace::memory_space;
+  static_assert(Kokkos::is_execution_space<ExecSpace>::value,
+                "kmask::inplace_binop: the first argument must be a Kokkos execution space");
+  static_assert(is_word_operator_v<Op>,
+                "kmask::inplace_binop: op needs word_type operator()(word_type, word_type) and identity()");
+  detail::scoped_region region(fn);
+  const std::vector<DestView> destinations{destination};
+  const std::vector<size_type> one_segment{0, static_cast<size_type>(masks.size())};
+  const segmented_binop_plan<ExecSpace> plan(fn, exec, destinations, masks, begin_bits, size_bits, one_segment);
+  Kokkos::View<size_type*, memory_space> count(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing,
+                                                                  "kmask::inplace_binop::null_count"),
+                                               1);
+  plan.run(exec, op, count);
+  return detail::read_count(exec, count);
+}
+
+/// inplace_binop() on the default execution space.
+template <class Op, class DestView, class SourceView>
+size_type inplace_binop(const Op& op, const DestView& destination, const std::vector<SourceView>& masks,
+                        const std::vector<size_type>& begin_bits, size_type size_bits) {
+  return inplace_binop(Kokkos::DefaultExecutionSpace{}, op, destination, masks, begin_bits, size_bits);
+}
+
+/// \brief ANDs a parent's validity into each child in place: child bit `i` &= parent bit
+/// `parent_begin_bit + i`, for `i` in [0, size_bits); `child_null_counts(c)` gets child `c`'s new
+/// null count.
+///
+/// The nested-column operation (a struct child is null wherever its parent is): one segmented
+/// launch with segment `c` = {parent, children[c]} written into children[c]. Children are read and
+/// written in place (no copy); a parent that overlaps a child is staged first. Asynchronous.
+/// \throws std::invalid_argument / std::out_of_range naming `parent`, `children[c]` or
+///         `child_null_counts`, as inplace_segmented_binop() does for its arguments.
+template <class ExecSpace, class ParentView, class ChildView>
+void superimpose_nulls(const ExecSpace& exec, const ParentView& parent, size_type parent_begin_bit,
+                       const std::vector<ChildView>& children, size_type size_bits,
+                       const Kokkos::View<size_type*, typename ExecSpace::memory_space>& child_null_counts) {
+  constexpr const char* fn = "kmask::superimpose_nulls";
+  using memory_space       = typename ExecSpace::memory_space;
+  static_assert(Kokkos::is_execution_space<ExecSpace>::value,
+                "kmask::superimpose_nulls: the first argument must be a Kokkos execution space");
+  KMASK_CHECK_MASK_VIEW("kmask::superimpose_nulls", ParentView, ExecSpace, "parent");
+  detail::scoped_region region(fn);
+  detail::check_size_bits(fn, size_bits);
+  detail::check_bit_range(fn, "parent", detail::extent_of(parent), parent_begin_bit, parent_begin_bit + size_bits);
+  const size_type n = static_cast<size_type>(children.size());
+  detail::check_destinations(fn, detail::extents_of(children), n, size_bits, "children");
+  detail::check_counter_extent(fn, "child_null_counts", static_cast<size_type>(child_null_counts.extent(0)), n,
+                               child_null_counts.data() == nullptr);
+  std::vector<Kokkos::View<const word_type*, memory_space>> masks;
+  std::vector<size_type> begin_bits, offsets{0};
+  masks.reserve(2 * children.size());
+  for (const auto& child : children) {
+    masks.push_back(parent);
+    begin_bits.push_back(parent_begin_bit);
+    masks.push_back(child);
+    begin_bits.push_back(0);
+    offsets.push_back(static_cast<size_type>(masks.size()));
+  }
+  const segmented_binop_plan<ExecSpace> plan(fn, exec, children, masks, begin_bits, size_bits, offsets);
+  plan.run(exec, bit_and{}, child_null_counts);
+}
+
+/// superimpose_nulls() on the default execution space.
+template <class ParentView, class ChildView>
+void superimpose_nulls(const ParentView& parent, size_type parent_begin_bit, const std::vector<ChildView>& children,
+                       size_type size_bits,
+                       const Kokkos::View<size_type*, Kokkos::DefaultExecutionSpace::memory_space>& child_null_counts) {
+  superimpose_nulls(Kokkos::DefaultExecutionSpace{}, parent, parent_begin_bit, children, size_bits, child_null_counts);
+}
+
+}  // namespace kmask
+
+#endif

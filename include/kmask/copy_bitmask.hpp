@@ -1,0 +1,53 @@
+#ifndef KMASK_COPY_BITMASK_HPP
+#define KMASK_COPY_BITMASK_HPP
+
+/// \file copy_bitmask.hpp
+/// \brief Copying a bit range of a mask into a new mask that starts at bit 0.
+
+#include <kmask/binop.hpp>
+
+#include <vector>
+
+namespace kmask {
+
+/// \brief A new mask holding bits [begin_bit, end_bit) of `mask`, bit `begin_bit` becoming bit 0.
+///
+/// A padded allocation as create_mask() makes; bits past end_bit - begin_bit and padding words
+/// are zero. Asynchronous: valid after `exec.fence()`.
+/// \throws std::invalid_argument if `begin_bit` < 0, `end_bit` < `begin_bit` or `mask` is a null
+///         view with a non-empty range; std::out_of_range if `end_bit` > 32 * mask.extent(0).
+template <class ExecSpace>
+Kokkos::View<word_type*, typename ExecSpace::memory_space> copy_bitmask(
+    const ExecSpace& exec, const Kokkos::View<const word_type*, typename ExecSpace::memory_space>& mask,
+    size_type begin_bit, size_type end_bit) {
+  static_assert(Kokkos::is_execution_space<ExecSpace>::value,
+                "kmask::copy_bitmask: the first argument must be a Kokkos execution space");
+  constexpr const char* fn = "kmask::copy_bitmask";
+  using memory_space       = typename ExecSpace::memory_space;
+  detail::scoped_region region(fn);
+  detail::check_bit_range(fn, "mask", detail::extent_of(mask), begin_bit, end_bit);
+  const size_type size_bits = end_bit - begin_bit;
+  const std::vector<Kokkos::View<const word_type*, memory_space>> one{mask};
+  const auto d = detail::build_descriptors(fn, exec, detail::no_destinations<ExecSpace>(), one, {begin_bit},
+                                           size_bits, {0, 1});
+  const auto out = detail::allocate_mask(exec, size_bits, mask_state::uninitialized, "kmask::copy_bitmask::mask");
+  // Null counts are a by-product nobody asked for here; they land in a one-entry scratch view.
+  Kokkos::View<size_type*, memory_space> scratch(
+      Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "kmask::copy_bitmask::null_count"), 1);
+  detail::segmented_binop_args<memory_space, bit_or, detail::strided_destinations> a{
+      bit_or{}, d.offsets, d.sources, detail::strided_destinations{out.data(), 0}, scratch, 1, size_bits,
+      num_words(size_bits), static_cast<size_type>(out.extent(0))};
+  detail::launch_segmented_binop(exec, a);
+  return out;
+}
+
+/// copy_bitmask() on the default execution space.
+inline Kokkos::View<word_type*, Kokkos::DefaultExecutionSpace::memory_space> copy_bitmask(
+    const Kokkos::View<const word_type*, Kokkos::DefaultExecutionSpace::memory_space>& mask, size_type begin_bit,
+    size_type end_bit) {
+  return copy_bitmask(Kokkos::DefaultExecutionSpace{}, mask, begin_bit, end_bit);
+}
+
+}  // namespace kmask
+
+#endif

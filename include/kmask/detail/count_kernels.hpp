@@ -1,0 +1,99 @@
+#ifndef KMASK_DETAIL_COUNT_KERNELS_HPP
+#define KMASK_DETAIL_COUNT_KERNELS_HPP
+
+// Counting set bits over bit ranges. A range is cut into blocks of words; each team reduces one
+// block and adds it to its range's counter with one atomic, so a few huge ranges fill the device
+// as well as many small ones do.
+
+#include <kmask/detail/compat.hpp>
+#include <kmask/detail/launch_shape.hpp>
+#include <kmask/detail/segmented_descriptors.hpp>
+#include <kmask/detail/segmented_kernels.hpp>
+#include <kmask/types.hpp>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+namespace kmask {
+namespace detail {
+
+// Set bits of word `w` that fall inside bits [begin, end).
+KOKKOS_FORCEINLINE_FUNCTION int set_bits_in_range(word_type word, size_type w, size_type begin, size_type end) {
+  const size_type lo = w * word_bits;
+  if (begin > lo) word &= ~word_type{0} << (begin - lo);
+  if (end < lo + word_bits) word &= (word_type{1} << (end - lo)) - 1;
+  return popcount32(word);
+}
+
+template <class ExecSpace>
+struct range_count_functor {
+  using memory_space = typename ExecSpace::memory_space;
+  using member_type  = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
+  Kokkos::View<const word_type*, memory_space> mask;
+  Kokkos::View<const size_type*, memory_space> ranges;       // begin0, end0, begin1, end1, ...
+  Kokkos::View<const size_type*, memory_space> first_team;   // num_ranges + 1: teams before range r
+  Kokkos::View<size_type*, memory_space> counts;
+  size_type num_ranges;
+  size_type words_per_team;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
+    const size_type t = team.league_rank();
+    // The range whose teams include t: the last r with first_team(r) <= t (bounds are the loop).
+    size_type lo = 0, hi = num_ranges;
+    while (hi - lo > 1) {
+      const size_type mid = lo + (hi - lo) / 2;
+      if (first_team(mid) <= t) lo = mid; else hi = mid;
+    }
+    const size_type r     = lo;
+    const size_type begin = ranges(2 * r), end = ranges(2 * r + 1);
+    const size_type first = begin / word_bits + (t - first_team(r)) * words_per_team;
+    const size_type last_word = (end - 1) / word_bits + 1;
+    const size_type stop  = first + words_per_team < last_word ? first + words_per_team : last_word;
+    const word_type* m    = mask.data();
+    size_type set = 0;
+    Kokkos::parallel_reduce(
+        Kokkos::TeamThreadRange(team, first, stop),
+        [&](size_type w, size_type& acc) { acc += set_bits_in_range(m[w], w, begin, end); }, set);
+    Kokkos::single(Kokkos::PerTeam(team), [&]() { Kokkos::atomic_add(&counts(r), set); });
+  }
+};
+
+// Enqueues counts(r) = set bits of `mask` in [ranges[2r], ranges[2r+1]) for every r. `fn` labels it.
+template <class ExecSpace>
+Kokkos::View<size_type*, typename ExecSpace::memory_space> count_ranges(
+    const char* fn, const ExecSpace& exec, const Kokkos::View<const word_type*, typename ExecSpace::memory_space>& mask,
+    const std::vector<size_type>& ranges) {
+  using memory_space    = typename ExecSpace::memory_space;
+  const std::string pre = std::string(fn) + "::";
+  const size_type n     = static_cast<size_type>(ranges.size() / 2);
+  Kokkos::View<size_type*, memory_space> counts(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, pre + "counts"),
+                                                n);
+  if (n == 0) return counts;
+  // Size the teams for the longest range, then give each range as many teams as it needs.
+  size_type longest = 0;
+  for (size_type r = 0; r < n; ++r)
+    if (ranges[2 * r + 1] > ranges[2 * r])
+      longest = std::max(longest, (ranges[2 * r + 1] - 1) / word_bits + 1 - ranges[2 * r] / word_bits);
+  const team_shape shape = shape_for<ExecSpace>(std::max<size_type>(longest, 1));
+  std::vector<size_type> first_team(n + 1, 0);
+  for (size_type r = 0; r < n; ++r) {
+    const size_type b = ranges[2 * r], e = ranges[2 * r + 1];
+    const size_type words = e > b ? (e - 1) / word_bits + 1 - b / word_bits : 0;
+    first_team[r + 1]     = first_team[r] + (words + shape.words_per_team - 1) / shape.words_per_team;
+  }
+  const size_type league = first_team[n];
+  check_league_size(fn, league);
+  zero_counts(exec, counts, n, (pre + "zero_counts").c_str());
+  if (league == 0) return counts;
+  range_count_functor<ExecSpace> f{mask, upload(exec, ranges, pre + "ranges"), upload(exec, first_team, pre + "first_team"),
+                                   counts, n, shape.words_per_team};
+  Kokkos::parallel_for(pre + "words", Kokkos::TeamPolicy<ExecSpace>(exec, static_cast<int>(league), shape.team_size),
+                       f);
+  return counts;
+}
+
+}  // namespace detail
+}  // namespace kmask
+
+#endif

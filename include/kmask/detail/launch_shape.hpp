@@ -1,0 +1,48 @@
+#ifndef KMASK_DETAIL_LAUNCH_SHAPE_HPP
+#define KMASK_DETAIL_LAUNCH_SHAPE_HPP
+
+// How the (destination word x segment) space is cut into teams for one execution space.
+
+#include <kmask/types.hpp>
+
+#include <algorithm>
+
+namespace kmask {
+namespace detail {
+
+template <class ExecSpace>
+constexpr bool runs_on_host() {
+  return Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ExecSpace::memory_space>::accessible;
+}
+
+// At most this many words per segment: one thread (one loop iteration) per segment, several
+// segments per team, no atomics. Above it: teams of words, one atomic per team.
+constexpr size_type small_segment_words = 4;
+
+struct team_shape {
+  int team_size;              // threads of one team
+  size_type words_per_team;   // destination words one team writes
+  size_type teams_per_segment;
+};
+
+template <class ExecSpace>
+team_shape shape_for(size_type words) {
+  if (runs_on_host<ExecSpace>()) {
+    // One thread per team walking a long contiguous run: no team synchronisation to pay for, and
+    // enough teams to balance OpenMP threads once a mask is a few hundred kilobits.
+    constexpr size_type chunk = 8192;
+    return {1, chunk, (words + chunk - 1) / chunk};
+  }
+  // Several words per thread keep independent loads in flight; a team no larger than the segment.
+  constexpr size_type items     = 4;
+  constexpr size_type max_teams = 256;
+  size_type threads             = 32;
+  while (threads < max_teams && threads * items < words) threads *= 2;
+  const size_type chunk = threads * items;
+  return {static_cast<int>(threads), chunk, (words + chunk - 1) / chunk};
+}
+
+}  // namespace detail
+}  // namespace kmask
+
+#endif

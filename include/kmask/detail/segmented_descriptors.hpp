@@ -1,0 +1,145 @@
+#ifndef KMASK_DETAIL_SEGMENTED_DESCRIPTORS_HPP
+#define KMASK_DETAIL_SEGMENTED_DESCRIPTORS_HPP
+
+// The device-side description of one segmented binop: segment offsets, source references, the
+// destinations, and the sources that must be staged through a temporary because a destination
+// overlaps them. Built once on the host (validated there first), then launched any number of times.
+
+#include <kmask/detail/host_checks.hpp>
+#include <kmask/detail/segmented_kernels.hpp>
+#include <kmask/detail/word_access.hpp>
+
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace kmask {
+namespace detail {
+
+// Words [0, words) of `to` are copied from `from` before the binop runs.
+struct stage_ref {
+  const word_type* from;
+  word_type* to;
+  size_type words;
+};
+
+// Compile-time checks of a mask-view type, with messages naming the public function.
+#define KMASK_CHECK_MASK_VIEW(FN, VIEW, EXEC, WHAT)                                                          \
+  static_assert(Kokkos::is_view<VIEW>::value, FN ": " WHAT " must be Kokkos::View");                        \
+  static_assert(VIEW::rank == 1, FN ": " WHAT " must be rank-1 views of words");                           \
+  static_assert(std::is_same<typename VIEW::non_const_value_type, ::kmask::word_type>::value,              \
+                FN ": " WHAT " must hold kmask::word_type");                                                \
+  static_assert(Kokkos::SpaceAccessibility<EXEC, typename VIEW::memory_space>::accessible,                 \
+                FN ": " WHAT " must be accessible from the execution space")
+
+template <class ExecSpace>
+struct segmented_descriptors {
+  using memory_space = typename ExecSpace::memory_space;
+  Kokkos::View<size_type*, memory_space> offsets;
+  Kokkos::View<source_ref*, memory_space> sources;
+  Kokkos::View<destination_ref*, memory_space> destinations;
+  Kokkos::View<stage_ref*, memory_space> stages;
+  Kokkos::View<word_type*, memory_space> stage_buffer;
+  size_type num_segments = 0;
+  size_type size_bits    = 0;
+  size_type num_staged   = 0;
+};
+
+// Uploads a host-built array to a fresh device view (no copy when the space is the host's).
+template <class T, class ExecSpace>
+Kokkos::View<T*, typename ExecSpace::memory_space> upload(const ExecSpace& exec, const std::vector<T>& host,
+                                                          const std::string& label) {
+  Kokkos::View<T*, typename ExecSpace::memory_space> dev(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, label),
+                                                         host.size());
+  Kokkos::View<const T*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> src(host.data(), host.size());
+  Kokkos::deep_copy(exec, dev, src);
+  return dev;
+}
+
+// Validates everything (throwing before any device work), then builds the descriptors.
+// `destinations` empty and `num_rows_checked == false` means the caller writes into rows it
+// allocated itself (no aliasing possible): only sources are described.
+template <class ExecSpace, class DestView, class SourceView>
+segmented_descriptors<ExecSpace> build_descriptors(const char* fn, const ExecSpace& exec,
+                                                   const std::vector<DestView>* destinations,
+                                                   const std::vector<SourceView>& masks,
+                                                   const std::vector<size_type>& begin_bits, size_type size_bits,
+                                                   const std::vector<size_type>& segment_offsets) {
+  const auto mask_extents = extents_of(masks);
+  check_sources(fn, mask_extents, begin_bits, size_bits);
+  check_segment_offsets(fn, segment_offsets, static_cast<size_type>(masks.size()));
+  const size_type num_segments = static_cast<size_type>(segment_offsets.size()) - 1;
+
+  std::vector<size_type> staged;
+  std::vector<destination_ref> dest_refs;
+  if (destinations != nullptr) {
+    const auto dest_extents = extents_of(*destinations);
+    check_destinations(fn, dest_extents, num_segments, size_bits);
+    staged = sources_to_stage(fn, dest_extents, mask_extents, begin_bits, size_bits, segment_offsets);
+    dest_refs.reserve(destinations->size());
+    for (const auto& d : *destinations) dest_refs.push_back({d.data()});
+  }
+
+  const std::string prefix = std::string(fn) + "::";
+  segmented_descriptors<ExecSpace> d;
+  d.num_segments = num_segments;
+  d.size_bits    = size_bits;
+  d.num_staged   = static_cast<size_type>(staged.size());
+
+  // Only the sources some segment reads are described; offsets are rebased onto them.
+  const size_type base = segment_offsets.front();
+  std::vector<size_type> offsets(segment_offsets.size());
+  for (std::size_t s = 0; s < offsets.size(); ++s) offsets[s] = segment_offsets[s] - base;
+  std::vector<source_ref> sources;
+  sources.reserve(static_cast<std::size_t>(segment_offsets.back() - base));
+  for (size_type j = base; j < segment_offsets.back(); ++j) sources.push_back({masks[j].data(), begin_bits[j]});
+
+  if (!staged.empty()) {
+    // Each staged source keeps its bit offset within the first word it occupies, so the kernel
+    // reads the copy exactly as it would have read the original.
+    std::vector<stage_ref> stages;
+    size_type total = 0;
+    for (size_type j : staged) total += num_words(begin_bits[j] % word_bits + size_bits);
+    d.stage_buffer = Kokkos::View<word_type*, typename ExecSpace::memory_space>(
+        Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, prefix + "stage_buffer"), total);
+    size_type at = 0;
+    for (size_type j : staged) {
+      const size_type words = num_words(begin_bits[j] % word_bits + size_bits);
+      stages.push_back({masks[j].data() + begin_bits[j] / word_bits, d.stage_buffer.data() + at, words});
+      sources[j - base] = {d.stage_buffer.data() + at, begin_bits[j] % word_bits};
+      at += words;
+    }
+    d.stages = upload(exec, stages, prefix + "stages");
+  }
+  d.offsets = upload(exec, offsets, prefix + "segment_offsets");
+  d.sources = upload(exec, sources, prefix + "sources");
+  if (destinations != nullptr) d.destinations = upload(exec, dest_refs, prefix + "destinations");
+  return d;
+}
+
+// The `destinations` argument of build_descriptors() for calls that write rows they allocated.
+template <class ExecSpace>
+constexpr const std::vector<Kokkos::View<word_type*, typename ExecSpace::memory_space>>* no_destinations() {
+  return nullptr;
+}
+
+// Copies every staged source into the stage buffer; ordered before the binop on the same instance.
+template <class ExecSpace>
+void stage_sources(const ExecSpace& exec, const segmented_descriptors<ExecSpace>& d) {
+  if (d.num_staged == 0) return;
+  using member_type = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
+  const auto stages = d.stages;
+  const int team    = runs_on_host<ExecSpace>() ? 1 : 256;
+  Kokkos::parallel_for(
+      "kmask::segmented_binop::stage_sources",
+      Kokkos::TeamPolicy<ExecSpace>(exec, static_cast<int>(d.num_staged), team),
+      KOKKOS_LAMBDA(const member_type& m) {
+        const stage_ref st = stages(m.league_rank());
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(m, st.words), [&](size_type w) { st.to[w] = st.from[w]; });
+      });
+}
+
+}  // namespace detail
+}  // namespace kmask
+
+#endif

@@ -1,0 +1,16 @@
+// Every test body, for the execution space the including backend file names as TEST_EXECSPACE.
+#ifndef TEST_EXECSPACE
+#error "define TEST_EXECSPACE and TEST_CATEGORY before including all_tests.hpp"
+#endif
+
+#include "test_support.hpp"
+
+using namespace kmask_test;
+
+#include "tests/test_sizes_and_create.hpp"
+#include "tests/test_count.hpp"
+#include "tests/test_copy.hpp"
+#include "tests/test_segmented_binop.hpp"
+#include "tests/test_binop_and_superimpose.hpp"
+#include "tests/test_errors.hpp"
+#include "tests/test_big_and_repeat.hpp"
