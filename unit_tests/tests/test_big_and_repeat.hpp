@@ -9,22 +9,25 @@ KOKKOS_INLINE_FUNCTION word_type pattern(size_type w, word_type salt) {
   x ^= x >> 32;
   return static_cast<word_type>(x);
 }
+
+template <class ExecSpace>
+void fill_pattern(const ExecSpace& exec, const view_t<ExecSpace>& v, word_type salt) {
+  Kokkos::parallel_for(
+      Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<size_type>>(exec, 0, v.extent(0)),
+      KOKKOS_LAMBDA(size_type w) { v(w) = pattern(w, salt); });
+}
 }  // namespace
 
 TEST(TEST_CATEGORY, masks_longer_than_2_to_the_32_bits) {
   if (std::getenv("KMASK_TEST_SKIP_HUGE")) GTEST_SKIP() << "KMASK_TEST_SKIP_HUGE is set (needs ~1.6 GB)";
   TEST_EXECSPACE exec;
-  using policy           = Kokkos::RangePolicy<TEST_EXECSPACE, Kokkos::IndexType<size_type>>;
   const size_type bits   = (size_type{1} << 32) + 77;  // crosses the 32-bit boundary, odd tail
   const size_type offset = 19;
   const size_type words  = kmask::num_words(bits + offset);
   view_t<TEST_EXECSPACE> a(Kokkos::view_alloc(Kokkos::WithoutInitializing, "a"), words);
   view_t<TEST_EXECSPACE> b(Kokkos::view_alloc(Kokkos::WithoutInitializing, "b"), words);
-  Kokkos::parallel_for(
-      policy(exec, 0, words), KOKKOS_LAMBDA(size_type w) {
-        a(w) = pattern(w, 1);
-        b(w) = pattern(w, 2);
-      });
+  fill_pattern(exec, a, 1);
+  fill_pattern(exec, b, 2);
   const std::vector<Kokkos::View<const word_type*, typename TEST_EXECSPACE::memory_space>> masks{a, b};
   const auto result = kmask::binop(exec, kmask::bit_and{}, masks, {offset, 0}, bits);
 

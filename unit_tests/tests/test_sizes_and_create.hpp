@@ -1,5 +1,16 @@
 // num_words, allocation_size_bytes, create_mask.
 
+namespace {
+// Device lambdas cannot live in a TEST body (a private member function) under nvcc.
+template <class ExecSpace>
+size_type num_words_on_device(size_type bits) {
+  Kokkos::View<size_type*, typename ExecSpace::memory_space> out("out", 1);
+  Kokkos::parallel_for(
+      Kokkos::RangePolicy<ExecSpace>(0, 1), KOKKOS_LAMBDA(int) { out(0) = kmask::num_words(bits); });
+  return counts_to_host(out)[0];
+}
+}  // namespace
+
 TEST(TEST_CATEGORY, num_words_and_allocation_size) {
   static_assert(kmask::num_words(0) == 0, "constexpr");
   for (size_type bits : {size_type{-5}, size_type{0}, size_type{1}, size_type{31}, size_type{32}, size_type{33},
@@ -11,10 +22,7 @@ TEST(TEST_CATEGORY, num_words_and_allocation_size) {
     EXPECT_EQ(kmask::allocation_size_bytes(bits, 4), bytes) << bits;
   }
   // The count is usable inside kernels too.
-  Kokkos::View<size_type*, typename TEST_EXECSPACE::memory_space> out("out", 1);
-  Kokkos::parallel_for(
-      Kokkos::RangePolicy<TEST_EXECSPACE>(0, 1), KOKKOS_LAMBDA(int) { out(0) = kmask::num_words(65); });
-  EXPECT_EQ(counts_to_host(out)[0], 3);
+  EXPECT_EQ(num_words_on_device<TEST_EXECSPACE>(65), 3);
 }
 
 TEST(TEST_CATEGORY, create_mask_states) {

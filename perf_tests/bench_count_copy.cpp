@@ -1,0 +1,83 @@
+// count_set_bits, segmented_count_set_bits and copy_bitmask over 2^20 .. 2^30 bits, each with its
+// vs_copy against a deep_copy of the same bytes measured in the same run.
+
+#include "bench_support.hpp"
+
+namespace kmask_bench {
+namespace {
+
+Kokkos::View<word_type*, memory_space> random_mask(const exec_space& exec, size_type bits) {
+  Kokkos::View<word_type*, memory_space> m(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "bench::mask"),
+                                           kmask::num_words(bits));
+  fill_random(exec, m, 7);
+  return m;
+}
+
+bool too_big(benchmark::State& state, size_type bytes) {
+  if (bytes <= max_bytes()) return false;
+  state.SkipWithError("working set exceeds KMASK_BENCH_MAX_BYTES");
+  return true;
+}
+
+void finish(benchmark::State& state, const exec_space& exec, double bytes, double ours) {
+  set_rates(state, bytes);
+  state.counters["median_us"] = ours * 1e6;
+  state.counters["vs_copy"]   = same_bytes_copy_time(exec, static_cast<size_type>(bytes)) / ours;
+}
+
+void count_set(benchmark::State& state) {
+  exec_space exec;
+  const size_type bits = size_type{1} << state.range(0);
+  if (too_big(state, bits / 4)) return;
+  const auto m    = random_mask(exec, bits);
+  const auto call = [&] { benchmark::DoNotOptimize(kmask::count_set_bits(exec, m, 3, bits)); };
+  for (auto _ : state) state.SetIterationTime(time_once(exec, call));
+  // Reads every word once; the same-bytes copy moves as many bytes (half read, half written).
+  finish(state, exec, static_cast<double>(bits / 8), time_median(exec, call));
+}
+
+void segmented_count_set(benchmark::State& state) {
+  exec_space exec;
+  const size_type bits = size_type{1} << state.range(0);
+  if (too_big(state, bits / 4)) return;
+  const auto m = random_mask(exec, bits);
+  std::vector<size_type> ranges;  // 1000 ranges tiling the mask, off word boundaries
+  const size_type n = 1000, step = bits / n;
+  for (size_type r = 0; r < n; ++r) {
+    ranges.push_back(r * step + (r % 7));
+    ranges.push_back(std::min(bits, (r + 1) * step + 3));
+  }
+  const auto call = [&] { benchmark::DoNotOptimize(kmask::segmented_count_set_bits(exec, m, ranges)); };
+  for (auto _ : state) state.SetIterationTime(time_once(exec, call));
+  finish(state, exec, static_cast<double>(bits / 8), time_median(exec, call));
+}
+
+void copy_bits(benchmark::State& state) {
+  exec_space exec;
+  const size_type bits = size_type{1} << state.range(0);
+  if (too_big(state, bits / 2)) return;
+  const auto m      = random_mask(exec, bits);
+  const size_type b = state.range(1);
+  const auto call   = [&] { benchmark::DoNotOptimize(kmask::copy_bitmask(exec, m, b, bits)); };
+  for (auto _ : state) state.SetIterationTime(time_once(exec, call));
+  finish(state, exec, 2.0 * static_cast<double>((bits - b) / 8), time_median(exec, call));
+}
+
+}  // namespace
+
+void register_count_copy_benchmarks() {
+  for (int log_bits : {20, 24, 27, 30}) {
+    benchmark::RegisterBenchmark("count_set_bits", count_set)->Arg(log_bits)->UseManualTime()->Unit(benchmark::kMicrosecond);
+    benchmark::RegisterBenchmark("segmented_count_set_bits/ranges:1000", segmented_count_set)
+        ->Arg(log_bits)
+        ->UseManualTime()
+        ->Unit(benchmark::kMicrosecond);
+    for (int begin : {0, 3})
+      benchmark::RegisterBenchmark("copy_bitmask", copy_bits)
+          ->Args({log_bits, begin})
+          ->UseManualTime()
+          ->Unit(benchmark::kMicrosecond);
+  }
+}
+
+}  // namespace kmask_bench

@@ -1,0 +1,150 @@
+// Segmented binop benchmarks over the design note's axes: segments x masks per segment x mask
+// size, aligned and unaligned sources, AND (and OR once). Each case reports, measured in the same
+// run: its time, bytes moved (each source word read once + each destination word written once),
+// GB/s, vs_copy (same-bytes deep_copy time / ours), and for the in-place call the one-warp-per-
+// segment baseline (speedup = its time / ours) and, where Kokkos Kernels is there, a KokkosBlas
+// streaming operation over the same bytes (vs_kokkosblas = its time / ours).
+
+#include "bench_support.hpp"
+#include "warp_per_segment_baseline.hpp"
+
+#ifdef KMASK_BENCH_HAVE_KOKKOSKERNELS
+#include <KokkosBlas1_axpby.hpp>
+#endif
+
+#include <memory>
+#include <sstream>
+
+namespace kmask_bench {
+namespace {
+
+struct segmented_case {
+  size_type segments;
+  size_type masks_per_segment;
+  size_type size_bits;
+  bool aligned;
+};
+
+// The masks, destinations and plan of one case, made outside every timed region.
+struct prepared_case {
+  std::vector<Kokkos::View<word_type*, memory_space>> sources, destinations;
+  std::vector<size_type> begin_bits, offsets;
+  Kokkos::View<size_type*, memory_space> null_counts;
+  std::unique_ptr<kmask::segmented_binop_plan<exec_space>> plan;
+  double bytes = 0;
+};
+
+size_type begin_bit_of(const segmented_case& c, size_type j) { return c.aligned ? 0 : 1 + (j * 7) % 31; }
+
+size_type working_set_bytes(const segmented_case& c) {
+  const size_type mask_bytes = kmask::allocation_size_bytes(c.size_bits + 32);
+  return c.segments * (c.masks_per_segment + 1) * mask_bytes + mask_bytes * c.segments * (c.masks_per_segment + 1);
+}
+
+std::unique_ptr<prepared_case> prepare(const exec_space& exec, const segmented_case& c) {
+  auto p = std::make_unique<prepared_case>();
+  for (size_type s = 0; s < c.segments; ++s) {
+    p->offsets.push_back(static_cast<size_type>(p->sources.size()));
+    for (size_type k = 0; k < c.masks_per_segment; ++k) {
+      const size_type j = static_cast<size_type>(p->sources.size());
+      const size_type b = begin_bit_of(c, j);
+      Kokkos::View<word_type*, memory_space> m(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "bench::source"),
+                                               kmask::num_words(b + c.size_bits));
+      fill_random(exec, m, static_cast<std::uint64_t>(j));
+      p->sources.push_back(m);
+      p->begin_bits.push_back(b);
+    }
+    p->destinations.push_back(Kokkos::View<word_type*, memory_space>(
+        Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "bench::destination"), kmask::num_words(c.size_bits)));
+  }
+  p->offsets.push_back(static_cast<size_type>(p->sources.size()));
+  p->null_counts = Kokkos::View<size_type*, memory_space>("bench::null_counts", c.segments);
+  p->plan        = std::make_unique<kmask::segmented_binop_plan<exec_space>>(exec, p->destinations, p->sources,
+                                                                      p->begin_bits, c.size_bits, p->offsets);
+  p->bytes = static_cast<double>(c.segments) * static_cast<double>(c.masks_per_segment + 1) *
+             static_cast<double>(kmask::num_words(c.size_bits)) * sizeof(word_type);
+  exec.fence();
+  return p;
+}
+
+#ifdef KMASK_BENCH_HAVE_KOKKOSKERNELS
+// y = a x + b y over doubles: reads x and y, writes y — 3 streams, sized to move `bytes`.
+double kokkosblas_time(const exec_space& exec, double bytes) {
+  const size_type n = std::max<size_type>(1, static_cast<size_type>(bytes / (3 * sizeof(double))));
+  Kokkos::View<double*, memory_space> x("bench::blas_x", n), y("bench::blas_y", n);
+  return time_median(exec, [&] { KokkosBlas::axpby(1.0, x, 1.0, y); });
+}
+#endif
+
+template <class Op>
+void run_inplace(benchmark::State& state, segmented_case c, Op op) {
+  exec_space exec;
+  if (working_set_bytes(c) > max_bytes()) {
+    state.SkipWithError("working set exceeds KMASK_BENCH_MAX_BYTES");
+    return;
+  }
+  const auto p = prepare(exec, c);
+  for (auto _ : state) {
+    state.SetIterationTime(time_once(exec, [&] { p->plan->execute(exec, op, p->null_counts); }));
+  }
+  const double ours = time_median(exec, [&] { p->plan->execute(exec, op, p->null_counts); });
+  set_rates(state, p->bytes);
+  state.counters["median_us"] = ours * 1e6;
+  state.counters["vs_copy"]   = same_bytes_copy_time(exec, static_cast<size_type>(p->bytes)) / ours;
+  state.counters["speedup"] =
+      time_median(exec, [&] { warp_per_segment_binop(exec, op, *p->plan, p->null_counts); }) / ours;
+#ifdef KMASK_BENCH_HAVE_KOKKOSKERNELS
+  state.counters["vs_kokkosblas"] = kokkosblas_time(exec, p->bytes) / ours;
+#endif
+}
+
+void run_allocating(benchmark::State& state, segmented_case c) {
+  exec_space exec;
+  if (working_set_bytes(c) > max_bytes()) {
+    state.SkipWithError("working set exceeds KMASK_BENCH_MAX_BYTES");
+    return;
+  }
+  const auto p = prepare(exec, c);
+  const auto call = [&] {
+    const auto r = kmask::segmented_binop(exec, kmask::bit_and{}, p->sources, p->begin_bits, c.size_bits, p->offsets);
+    exec.fence();  // the result must be complete before its views are released
+  };
+  for (auto _ : state) state.SetIterationTime(time_once(exec, call));
+  const double ours = time_median(exec, call);
+  set_rates(state, p->bytes);
+  state.counters["median_us"] = ours * 1e6;
+  state.counters["vs_copy"]   = same_bytes_copy_time(exec, static_cast<size_type>(p->bytes)) / ours;
+}
+
+std::string case_name(const char* kind, const segmented_case& c, const char* op) {
+  std::ostringstream os;
+  os << "segmented_binop/" << kind << "/" << op << "/segments:" << c.segments << "/masks:" << c.masks_per_segment
+     << "/bits:" << c.size_bits << "/" << (c.aligned ? "aligned" : "unaligned");
+  return os.str();
+}
+
+}  // namespace
+
+void register_segmented_binop_benchmarks() {
+  for (size_type bits : {size_type{32}, size_type{128}, size_type{1} << 20, size_type{1} << 24, size_type{1} << 27})
+    for (size_type segments : {10, 100, 1000, 10000})
+      for (size_type masks : {2, 4, 8, 16})
+        for (bool aligned : {true, false}) {
+          const segmented_case c{segments, masks, bits, aligned};
+          benchmark::RegisterBenchmark(case_name("inplace", c, "and").c_str(),
+                                       [c](benchmark::State& s) { run_inplace(s, c, kmask::bit_and{}); })
+              ->UseManualTime()
+              ->Unit(benchmark::kMicrosecond);
+          benchmark::RegisterBenchmark(case_name("alloc", c, "and").c_str(),
+                                       [c](benchmark::State& s) { run_allocating(s, c); })
+              ->UseManualTime()
+              ->Unit(benchmark::kMicrosecond);
+        }
+  const segmented_case or_case{100, 4, size_type{1} << 24, false};
+  benchmark::RegisterBenchmark(case_name("inplace", or_case, "or").c_str(),
+                               [or_case](benchmark::State& s) { run_inplace(s, or_case, kmask::bit_or{}); })
+      ->UseManualTime()
+      ->Unit(benchmark::kMicrosecond);
+}
+
+}  // namespace kmask_bench

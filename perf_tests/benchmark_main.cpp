@@ -1,0 +1,31 @@
+// The benchmark executable: Kokkos around Google Benchmark, with the Kokkos configuration in the
+// JSON context so every result file says what it ran on.
+
+#include "bench_support.hpp"
+
+#include <sstream>
+
+namespace kmask_bench {
+void register_segmented_binop_benchmarks();
+void register_count_copy_benchmarks();
+}  // namespace kmask_bench
+
+int main(int argc, char* argv[]) {
+  Kokkos::initialize(argc, argv);
+  {
+    benchmark::Initialize(&argc, argv);
+    benchmark::AddCustomContext("kmask_version", kmask::version());
+    benchmark::AddCustomContext("kokkos", kmask::kokkos_configuration());
+    benchmark::AddCustomContext("execution_space", Kokkos::DefaultExecutionSpace::name());
+    std::ostringstream concurrency;
+    concurrency << Kokkos::DefaultExecutionSpace().concurrency();
+    benchmark::AddCustomContext("concurrency", concurrency.str());
+    kmask_bench::register_segmented_binop_benchmarks();
+    kmask_bench::register_count_copy_benchmarks();
+    if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+    benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+  }
+  Kokkos::finalize();
+  return 0;
+}
