@@ -16,25 +16,31 @@ namespace kmask {
 
 /// Bitwise AND: a bit is valid where it is valid in every source. Identity: all ones.
 struct bit_and {
+  /// Returns `a & b`: the two words combined bit by bit. Callable on host and device.
   KOKKOS_INLINE_FUNCTION constexpr word_type operator()(word_type a, word_type b) const noexcept {
     return a & b;
   }
+  /// The identity word, all ones: `bit_and{}(identity(), x) == x`; what an empty segment produces.
   KOKKOS_INLINE_FUNCTION static constexpr word_type identity() noexcept { return ~word_type{0}; }
 };
 
 /// Bitwise OR: a bit is valid where it is valid in any source. Identity: all zeros.
 struct bit_or {
+  /// Returns `a | b`: the two words combined bit by bit. Callable on host and device.
   KOKKOS_INLINE_FUNCTION constexpr word_type operator()(word_type a, word_type b) const noexcept {
     return a | b;
   }
+  /// The identity word, zero: `bit_or{}(identity(), x) == x`; what an empty segment produces.
   KOKKOS_INLINE_FUNCTION static constexpr word_type identity() noexcept { return word_type{0}; }
 };
 
 /// Bitwise XOR: a bit is set where an odd number of sources have it set. Identity: all zeros.
 struct bit_xor {
+  /// Returns `a ^ b`: the two words combined bit by bit. Callable on host and device.
   KOKKOS_INLINE_FUNCTION constexpr word_type operator()(word_type a, word_type b) const noexcept {
     return a ^ b;
   }
+  /// The identity word, zero: `bit_xor{}(identity(), x) == x`; what an empty segment produces.
   KOKKOS_INLINE_FUNCTION static constexpr word_type identity() noexcept { return word_type{0}; }
 };
 

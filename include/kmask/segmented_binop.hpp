@@ -29,6 +29,7 @@
 #include <kmask/operators.hpp>
 #include <kmask/types.hpp>
 
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -54,15 +55,23 @@ struct segmented_result {
 template <class ExecSpace = Kokkos::DefaultExecutionSpace>
 class segmented_binop_plan {
  public:
+  /// The execution space the plan launches on.
   using execution_space = ExecSpace;
+  /// `ExecSpace`'s memory space: where the descriptors, the masks and the null counts live.
   using memory_space    = typename ExecSpace::memory_space;
 
+  /// \brief Validates and uploads a segmented binop over `destinations` and `masks`.
+  ///
+  /// The arguments mean what they mean for inplace_segmented_binop(); the views are kept alive by
+  /// the plan. Uploads are enqueued on `exec`.
+  /// \throws std::invalid_argument / std::out_of_range as inplace_segmented_binop() does (the
+  ///         messages start with "kmask::segmented_binop_plan").
   template <class DestView, class SourceView>
   segmented_binop_plan(const ExecSpace& exec, const std::vector<DestView>& destinations,
                        const std::vector<SourceView>& masks, const std::vector<size_type>& begin_bits,
                        size_type size_bits, const std::vector<size_type>& segment_offsets)
       : segmented_binop_plan("kmask::segmented_binop_plan", exec, destinations, masks, begin_bits, size_bits,
-                             segment_offsets) {}
+                             segment_offsets, true) {}
 
   /// Runs the binop with `op`, writing every destination and `null_counts[0, num_segments())`.
   /// Asynchronous on `exec`.
@@ -78,7 +87,9 @@ class segmented_binop_plan {
     run(exec, op, null_counts);
   }
 
+  /// Number of segments, hence of destinations and of null counts execute() writes.
   size_type num_segments() const { return d_.num_segments; }
+  /// Bits every destination receives.
   size_type size_bits() const { return d_.size_bits; }
   /// Sources copied to a temporary at each run because a destination overlaps them.
   size_type num_staged_sources() const { return d_.num_staged; }
@@ -89,8 +100,14 @@ class segmented_binop_plan {
   template <class DestView, class SourceView>
   segmented_binop_plan(const char* fn, const ExecSpace& exec, const std::vector<DestView>& destinations,
                        const std::vector<SourceView>& masks, const std::vector<size_type>& begin_bits,
-                       size_type size_bits, const std::vector<size_type>& segment_offsets)
-      : d_(detail::build_descriptors(fn, exec, &destinations, masks, begin_bits, size_bits, segment_offsets)),
+                       size_type size_bits, const std::vector<size_type>& segment_offsets,
+                       bool open_region = false)
+      : d_([&] {
+          // Called from a public function, the caller's region is open already.
+          std::unique_ptr<detail::scoped_region> region;
+          if (open_region) region = std::make_unique<detail::scoped_region>(fn);
+          return detail::build_descriptors(fn, exec, &destinations, masks, begin_bits, size_bits, segment_offsets);
+        }()),
         keep_destinations_(destinations.begin(), destinations.end()),
         keep_sources_(masks.begin(), masks.end()) {
     static_assert(Kokkos::is_execution_space<ExecSpace>::value,

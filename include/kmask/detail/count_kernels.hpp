@@ -55,7 +55,7 @@ struct range_count_functor {
     Kokkos::parallel_reduce(
         Kokkos::TeamThreadRange(team, first, stop),
         [&](size_type w, size_type& acc) { acc += set_bits_in_range(m[w], w, begin, end); }, set);
-    Kokkos::single(Kokkos::PerTeam(team), [&]() { Kokkos::atomic_add(&counts(r), set); });
+    Kokkos::single(Kokkos::PerTeam(team), [&]() { atomic_add_count(&counts(r), set); });
   }
 };
 

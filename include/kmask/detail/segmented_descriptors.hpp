@@ -9,6 +9,8 @@
 #include <kmask/detail/segmented_kernels.hpp>
 #include <kmask/detail/word_access.hpp>
 
+#include <cstdint>
+#include <cstring>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -35,6 +37,7 @@ struct stage_ref {
 template <class ExecSpace>
 struct segmented_descriptors {
   using memory_space = typename ExecSpace::memory_space;
+  std::vector<Kokkos::View<std::uint64_t*, memory_space>> storage;  // owns the record views below
   Kokkos::View<size_type*, memory_space> offsets;
   Kokkos::View<source_ref*, memory_space> sources;
   Kokkos::View<destination_ref*, memory_space> destinations;
@@ -49,11 +52,38 @@ struct segmented_descriptors {
 template <class T, class ExecSpace>
 Kokkos::View<T*, typename ExecSpace::memory_space> upload(const ExecSpace& exec, const std::vector<T>& host,
                                                           const std::string& label) {
+  static_assert(std::is_arithmetic<T>::value, "upload: use upload_records for structs");
   Kokkos::View<T*, typename ExecSpace::memory_space> dev(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, label),
                                                          host.size());
   Kokkos::View<const T*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> src(host.data(), host.size());
   Kokkos::deep_copy(exec, dev, src);
   return dev;
+}
+
+// Uploads an array of trivially copyable records. The storage is a labelled view of 64-bit words
+// (Kokkos 3.4 runs an unlabelled "destruction" kernel, with a fence, when a managed view of a
+// struct is freed); `records` is an untracked view of T over it, kept alive by `storage`.
+template <class T, class MemorySpace>
+struct uploaded_records {
+  Kokkos::View<std::uint64_t*, MemorySpace> storage;
+  Kokkos::View<T*, MemorySpace> records;
+};
+
+template <class T, class ExecSpace>
+uploaded_records<T, typename ExecSpace::memory_space> upload_records(const ExecSpace& exec,
+                                                                     const std::vector<T>& host,
+                                                                     const std::string& label) {
+  static_assert(std::is_trivially_copyable<T>::value && sizeof(T) % sizeof(std::uint64_t) == 0,
+                "upload_records: records must be trivially copyable 64-bit multiples");
+  using MS = typename ExecSpace::memory_space;
+  const std::size_t words = host.size() * (sizeof(T) / sizeof(std::uint64_t));
+  std::vector<std::uint64_t> raw(words);
+  if (words) std::memcpy(raw.data(), host.data(), words * sizeof(std::uint64_t));
+  uploaded_records<T, MS> u;
+  u.storage = upload(exec, raw, label);
+  u.records = Kokkos::View<T*, MS>(
+      Kokkos::View<T*, MS, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(reinterpret_cast<T*>(u.storage.data()), host.size()));
+  return u;
 }
 
 // Validates everything (throwing before any device work), then builds the descriptors.
@@ -109,11 +139,19 @@ segmented_descriptors<ExecSpace> build_descriptors(const char* fn, const ExecSpa
       sources[j - base] = {d.stage_buffer.data() + at, begin_bits[j] % word_bits};
       at += words;
     }
-    d.stages = upload(exec, stages, prefix + "stages");
+    auto st = upload_records(exec, stages, prefix + "stages");
+    d.storage.push_back(st.storage);
+    d.stages = st.records;
   }
   d.offsets = upload(exec, offsets, prefix + "segment_offsets");
-  d.sources = upload(exec, sources, prefix + "sources");
-  if (destinations != nullptr) d.destinations = upload(exec, dest_refs, prefix + "destinations");
+  auto src = upload_records(exec, sources, prefix + "sources");
+  d.storage.push_back(src.storage);
+  d.sources = src.records;
+  if (destinations != nullptr) {
+    auto dst = upload_records(exec, dest_refs, prefix + "destinations");
+    d.storage.push_back(dst.storage);
+    d.destinations = dst.records;
+  }
   return d;
 }
 

@@ -88,42 +88,88 @@ struct small_segments_functor {
   }
 };
 
+// Combines `Items` destination words w0, w0 + stride, ... of one segment into acc[]. Sources are
+// the outer loop so each source's offset arithmetic is done once and its Items loads are
+// independent (in flight together on a GPU, vectorisable on a CPU). Words at or past `words` are
+// neither read nor combined.
+template <int Items, class Op>
+KOKKOS_FORCEINLINE_FUNCTION void combine_block(const Op& op, const source_ref* sources, size_type first,
+                                               size_type last, size_type w0, size_type stride, size_type words,
+                                               size_type size_bits, word_type (&acc)[Items]) {
+  for (int i = 0; i < Items; ++i) acc[i] = op.identity();
+  const bool full = w0 + (Items - 1) * stride < words;
+  for (size_type j = first; j < last; ++j) {
+    const source_ref src = sources[j];
+    const word_type* p   = src.data + src.begin_bit / word_bits;
+    const int shift      = static_cast<int>(src.begin_bit % word_bits);
+    // The last word this source's bits occupy, relative to p: no read goes past it.
+    const size_type last_q = (src.begin_bit + size_bits - 1) / word_bits - src.begin_bit / word_bits;
+    if (shift == 0) {
+      if (full) {
+        for (int i = 0; i < Items; ++i) acc[i] = op(acc[i], p[w0 + i * stride]);
+      } else {
+        for (int i = 0; i < Items; ++i) {
+          const size_type w = w0 + i * stride;
+          if (w < words) acc[i] = op(acc[i], p[w]);
+        }
+      }
+    } else {
+      for (int i = 0; i < Items; ++i) {
+        const size_type w = w0 + i * stride;
+        if (w < words) {
+          const word_type lo = p[w];
+          const word_type hi = w + 1 <= last_q ? p[w + 1] : word_type{0};
+          acc[i]             = op(acc[i], (lo >> shift) | (hi << (word_bits - shift)));
+        }
+      }
+    }
+  }
+}
+
 // A team per block of words of one segment; the team's null count is reduced in the team and
-// added to the segment's counter with one atomic.
+// added to the segment's counter with one atomic. Each TeamThreadRange index owns Items words:
+// strided by the group count on a GPU (coalesced across threads), contiguous on a CPU.
 template <class ExecSpace, class Op, class Destinations>
 struct wide_segments_functor {
-  using member_type = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
+  using member_type          = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
+  static constexpr int items       = items_per_group<ExecSpace>();
+  static constexpr bool interleave = !runs_on_host<ExecSpace>();
   segmented_binop_args<typename ExecSpace::memory_space, Op, Destinations> a;
-  size_type words_per_team;
-  size_type teams_per_segment;
+  team_shape shape;
 
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
     const size_type league = team.league_rank();
-    const size_type s      = league / teams_per_segment;
+    const size_type s      = league / shape.teams_per_segment;
     if (s >= a.num_segments) return;
-    const size_type begin = (league % teams_per_segment) * words_per_team;
-    const size_type end   = begin + words_per_team < a.row_words ? begin + words_per_team : a.row_words;
+    const size_type begin = (league % shape.teams_per_segment) * shape.words_per_team;
+    if (begin >= a.row_words) return;
     const size_type first = a.offsets(s), last = a.offsets(s + 1);
     word_type* out        = a.destinations.row(s);
     const source_ref* src = a.sources.data();
     const auto op         = a.op;
-    const size_type bits  = a.size_bits;
-    const size_type words = a.words;
+    const size_type bits = a.size_bits, words = a.words, row_words = a.row_words;
+    const size_type stride = interleave ? shape.groups : 1;
 
     size_type nulls = 0;
     Kokkos::parallel_reduce(
-        Kokkos::TeamThreadRange(team, begin, end),
-        [&](size_type w, size_type& acc) {
-          if (w < words) {
-            const word_type word = combine_word(op, src, first, last, w, bits);
-            out[w]               = word;
-            acc += nulls_in_word(word, w, bits);
-          } else {
-            out[w] = 0;
+        Kokkos::TeamThreadRange(team, shape.groups),
+        [&](size_type g, size_type& acc_nulls) {
+          const size_type w0 = begin + (interleave ? g : g * items);
+          word_type acc[items];
+          combine_block<items>(op, src, first, last, w0, stride, words, bits, acc);
+          for (int i = 0; i < items; ++i) {
+            const size_type w = w0 + i * stride;
+            if (w < words) {
+              const word_type word = acc[i] & valid_bits_of_word(w, bits);
+              out[w]               = word;
+              acc_nulls += nulls_in_word(word, w, bits);
+            } else if (w < row_words) {
+              out[w] = 0;
+            }
           }
         },
         nulls);
-    Kokkos::single(Kokkos::PerTeam(team), [&]() { Kokkos::atomic_add(&a.null_counts(s), nulls); });
+    Kokkos::single(Kokkos::PerTeam(team), [&]() { atomic_add_count(&a.null_counts(s), nulls); });
   }
 };
 
@@ -153,8 +199,7 @@ void launch_segmented_binop(const ExecSpace& exec,
   zero_counts(exec, a.null_counts, a.num_segments, "kmask::segmented_binop::zero_counts");
   Kokkos::parallel_for("kmask::segmented_binop::words",
                        Kokkos::TeamPolicy<ExecSpace>(exec, static_cast<int>(league), shape.team_size),
-                       wide_segments_functor<ExecSpace, Op, Destinations>{a, shape.words_per_team,
-                                                                          shape.teams_per_segment});
+                       wide_segments_functor<ExecSpace, Op, Destinations>{a, shape});
 }
 
 }  // namespace detail

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Runs prebuilt CUDA (and host) binaries on the GPU machine; used through the `device` tool with
+# build/cuda, build/host and build/device-libs carried. Writes logs and results under $OUT.
+#   scripts/device-run.sh STEP...   steps: info tests sanitize bench-key bench-full bench-host
+set -uo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+out=${OUT:-/tmp/kmask-device-out}
+mkdir -p "$out"
+export LD_LIBRARY_PATH="$PWD/build/device-libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+cuda_bin=build/cuda
+rc=0
+step() { echo "=== $* ($(date +%T))"; }
+
+for s in "$@"; do
+  case $s in
+    info)
+      step info
+      nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu \
+        --format=csv | tee "$out/gpu.txt"
+      ;;
+    tests)
+      step tests
+      "$cuda_bin/unit_tests/kmask_unit_tests_cuda" 2>&1 | tee "$out/unit-cuda.log" | tail -30 || rc=1
+      grep -q "PASSED" "$out/unit-cuda.log" && ! grep -q "FAILED" "$out/unit-cuda.log" || rc=1
+      ;;
+    sanitize)
+      for tool in memcheck racecheck initcheck synccheck; do
+        step "compute-sanitizer $tool"
+        KMASK_TEST_SKIP_HUGE=1 compute-sanitizer --tool "$tool" --error-exitcode 99 \
+          "$cuda_bin/unit_tests/kmask_unit_tests_cuda" --gtest_brief=1 >"$out/sanitize-$tool.log" 2>&1
+        r=$?
+        tail -4 "$out/sanitize-$tool.log"
+        [ $r -eq 0 ] || rc=1
+      done
+      ;;
+    bench-key)
+      step "benchmarks (key cells)"
+      "$cuda_bin/perf_tests/kmask_benchmarks" --benchmark_min_time=0.05 \
+        '--benchmark_filter=segmented_binop/inplace/and/segments:(10|100|1000)/masks:(4|8|16)/bits:(1048576|16777216)/|segmented_binop/(inplace|alloc)/and/segments:(1000|10000)/masks:(4|16)/bits:(32|128)/' \
+        --benchmark_out="$out/bench-key.json" --benchmark_out_format=json \
+        --benchmark_counters_tabular=true 2>&1 | tee "$out/bench-key.txt" | grep -v "^-" | cut -c1-230
+      ;;
+    bench-full)
+      step "benchmarks (all)"
+      "$cuda_bin/perf_tests/kmask_benchmarks" --benchmark_min_time=0.05 \
+        --benchmark_out="$out/bench-cuda.json" --benchmark_out_format=json \
+        --benchmark_counters_tabular=true >"$out/bench-cuda.txt" 2>&1 || rc=1
+      tail -5 "$out/bench-cuda.txt"
+      ;;
+    bench-host)
+      step "host benchmarks (OpenMP, all cores)"
+      OMP_PROC_BIND=spread OMP_PLACES=threads build/host/perf_tests/kmask_benchmarks --benchmark_min_time=0.05 \
+        '--benchmark_filter=segmented_binop/inplace/and/segments:(10|100)/masks:(4|16)/bits:(16777216|134217728)/|count_set_bits/(24|27)|copy_bitmask/(24|27)/' \
+        --benchmark_out="$out/bench-host-openmp.json" --benchmark_out_format=json \
+        --benchmark_counters_tabular=true 2>&1 | tee "$out/bench-host-openmp.txt" | grep -v "^-" | cut -c1-200
+      ;;
+    *) echo "unknown step $s"; rc=2 ;;
+  esac
+done
+exit $rc
