@@ -83,8 +83,10 @@ std::vector<size_type> counts_to_host(const View& d) {
 
 template <class ExecSpace>
 Kokkos::View<size_type*, typename ExecSpace::memory_space> poisoned_counts(size_type n) {
-  Kokkos::View<size_type*, typename ExecSpace::memory_space> c("test::counts", n);
-  Kokkos::deep_copy(c, size_type{-777});
+  Kokkos::View<size_type*, typename ExecSpace::memory_space> c(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("test::counts")), n);
+  Kokkos::deep_copy(ExecSpace{}, c, size_type{-777});
+  ExecSpace{}.fence();
   return c;
 }
 
@@ -153,10 +155,13 @@ template <class ExecSpace>
 std::vector<view_t<ExecSpace>> poisoned_destinations(size_type n, size_type size_bits, size_type extra) {
   std::vector<view_t<ExecSpace>> out;
   for (size_type s = 0; s < n; ++s) {
-    view_t<ExecSpace> d("test::destination", kmask::num_words(size_bits) + extra);
-    Kokkos::deep_copy(d, poison);
+    // No zero-fill: each fill is a kernel, and tens of thousands of them dominate a test otherwise.
+    view_t<ExecSpace> d(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("test::destination")),
+                        kmask::num_words(size_bits) + extra);
+    Kokkos::deep_copy(ExecSpace{}, d, poison);
     out.push_back(d);
   }
+  ExecSpace{}.fence();
   return out;
 }
 
