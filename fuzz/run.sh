@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the kmask libFuzzer target into build/fuzz and fuzzes for a while.
 #
-#   fuzz/run.sh [SECONDS] [LIBFUZZER ARGS...]     default 60 seconds
+#   fuzz/run.sh [SECONDS] [LIBFUZZER ARGS / EXTRA CORPUS DIRS...]     default 60 seconds
 #
 # Configures fuzz/ with clang++ against the Kokkos of `scripts/install-deps host` (override with
 # Kokkos_ROOT=...), RelWithDebInfo, builds, copies fuzz/corpus into a fresh run directory
@@ -45,13 +45,15 @@ fi
 run=$build/runs/$(date +%Y%m%d-%H%M%S)-$$
 mkdir -p "$run/corpus"
 cp "$here"/corpus/* "$run/corpus/" 2>/dev/null || true
-echo "fuzz/run.sh: fuzzing for ${seconds}s in $run (corpus: $(ls "$run/corpus" | wc -l) seeds)" >&2
+echo "fuzz/run.sh: fuzzing for ${seconds}s in $run (corpus: $(find "$run/corpus" -type f | wc -l) seeds)" >&2
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1:allocator_may_return_null=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
 set +e
-"$build/fuzz_segmented_binop" -max_total_time="$seconds" -print_final_stats=1 -artifact_prefix="$run/" \
-  "$@" "$run/corpus"
+# The run's corpus comes first: libFuzzer writes new inputs there. Further directories among the
+# extra arguments (an earlier run's corpus, say) are only read.
+"$build/fuzz_segmented_binop" -max_total_time="$seconds" -timeout=60 -print_final_stats=1 -artifact_prefix="$run/" \
+  "$run/corpus" "$@"
 rc=$?
 set -e
 if [ $rc -ne 0 ]; then

@@ -58,6 +58,11 @@ void check_size_bits(const char* fn, size_type size_bits) {
   if (size_bits > max_bits) invalid(fn, "size_bits = ", size_bits, " is too large");
 }
 
+void check_begin_bit(const char* fn, const char* what, size_type begin_bit) {
+  if (begin_bit < 0) invalid(fn, what, " begin_bit = ", begin_bit, " is negative");
+  if (begin_bit > max_bits) invalid(fn, what, " begin_bit = ", begin_bit, " is too large");
+}
+
 void check_bit_range(const char* fn, const char* what, extent_info mask, size_type begin_bit, size_type end_bit) {
   if (begin_bit < 0) invalid(fn, what, " begin_bit = ", begin_bit, " is negative");
   if (end_bit < begin_bit) invalid(fn, what, " end_bit = ", end_bit, " is less than begin_bit = ", begin_bit);

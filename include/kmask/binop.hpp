@@ -116,6 +116,7 @@ void superimpose_nulls(const ExecSpace& exec, const ParentView& parent, size_typ
   KMASK_CHECK_MASK_VIEW("kmask::superimpose_nulls", ParentView, ExecSpace, "parent");
   detail::scoped_region region(fn);
   detail::check_size_bits(fn, size_bits);
+  detail::check_begin_bit(fn, "parent", parent_begin_bit);  // before the sum below can overflow
   detail::check_bit_range(fn, "parent", detail::extent_of(parent), parent_begin_bit, parent_begin_bit + size_bits);
   const size_type n = static_cast<size_type>(children.size());
   detail::check_destinations(fn, detail::extents_of(children), n, size_bits, "children");

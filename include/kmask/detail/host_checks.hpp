@@ -47,6 +47,10 @@ void check_segment_offsets(const char* fn, const std::vector<size_type>& segment
 void check_destinations(const char* fn, const std::vector<extent_info>& destinations, size_type num_segments,
                         size_type size_bits, const char* what = "destinations");
 
+// A begin bit given apart from its size (superimpose's parent): non-negative and small enough that
+// adding a size to it cannot overflow.
+void check_begin_bit(const char* fn, const char* what, size_type begin_bit);
+
 // A single mask argument that must hold bits [begin_bit, end_bit); `what` names it ("mask", "parent").
 void check_bit_range(const char* fn, const char* what, extent_info mask, size_type begin_bit, size_type end_bit);
 
