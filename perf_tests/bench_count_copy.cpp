@@ -19,7 +19,11 @@ bool too_big(benchmark::State& state, size_type bytes) {
   return true;
 }
 
-void finish(benchmark::State& state, const exec_space& exec, double bytes, double ours) {
+// Times `call` once per benchmark iteration, then reports the rates and the same-run vs_copy.
+template <class Call>
+void time_and_report(benchmark::State& state, const exec_space& exec, double bytes, const Call& call) {
+  for (auto _ : state) state.SetIterationTime(time_once(exec, call));
+  const double ours = time_median(exec, call);
   set_rates(state, bytes);
   state.counters["median_us"] = ours * 1e6;
   state.counters["vs_copy"]   = same_bytes_copy_time(exec, static_cast<size_type>(bytes)) / ours;
@@ -31,9 +35,8 @@ void count_set(benchmark::State& state) {
   if (too_big(state, bits / 4)) return;
   const auto m    = random_mask(exec, bits);
   const auto call = [&] { benchmark::DoNotOptimize(kmask::count_set_bits(exec, m, 3, bits)); };
-  for (auto _ : state) state.SetIterationTime(time_once(exec, call));
   // Reads every word once; the same-bytes copy moves as many bytes (half read, half written).
-  finish(state, exec, static_cast<double>(bits / 8), time_median(exec, call));
+  time_and_report(state, exec, static_cast<double>(bits / 8), call);
 }
 
 void segmented_count_set(benchmark::State& state) {
@@ -48,8 +51,7 @@ void segmented_count_set(benchmark::State& state) {
     ranges.push_back(std::min(bits, (r + 1) * step + 3));
   }
   const auto call = [&] { benchmark::DoNotOptimize(kmask::segmented_count_set_bits(exec, m, ranges)); };
-  for (auto _ : state) state.SetIterationTime(time_once(exec, call));
-  finish(state, exec, static_cast<double>(bits / 8), time_median(exec, call));
+  time_and_report(state, exec, static_cast<double>(bits / 8), call);
 }
 
 void copy_bits(benchmark::State& state) {
@@ -59,8 +61,7 @@ void copy_bits(benchmark::State& state) {
   const auto m      = random_mask(exec, bits);
   const size_type b = state.range(1);
   const auto call   = [&] { benchmark::DoNotOptimize(kmask::copy_bitmask(exec, m, b, bits)); };
-  for (auto _ : state) state.SetIterationTime(time_once(exec, call));
-  finish(state, exec, 2.0 * static_cast<double>((bits - b) / 8), time_median(exec, call));
+  time_and_report(state, exec, 2.0 * static_cast<double>((bits - b) / 8), call);
 }
 
 }  // namespace

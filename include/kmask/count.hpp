@@ -67,7 +67,7 @@ Kokkos::View<size_type*, typename ExecSpace::memory_space> segmented_count_set_b
   constexpr const char* fn = "kmask::segmented_count_set_bits";
   detail::scoped_region region(fn);
   detail::check_ranges(fn, detail::extent_of(mask), ranges);
-  return detail::count_ranges(fn, exec, mask, ranges);
+  return detail::count_ranges(fn, exec, mask, ranges).counts;
 }
 
 /// Unset bits of `mask` in each range; as segmented_count_set_bits().
@@ -80,8 +80,9 @@ Kokkos::View<size_type*, typename ExecSpace::memory_space> segmented_count_unset
   constexpr const char* fn = "kmask::segmented_count_unset_bits";
   detail::scoped_region region(fn);
   detail::check_ranges(fn, detail::extent_of(mask), ranges);
-  const auto counts = detail::count_ranges(fn, exec, mask, ranges);
-  const auto bounds = detail::upload(exec, ranges, std::string(fn) + "::ranges");
+  const auto set    = detail::count_ranges(fn, exec, mask, ranges);
+  const auto counts = set.counts;
+  const auto bounds = set.ranges;
   Kokkos::parallel_for(
       "kmask::segmented_count_unset_bits::complement",
       Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<size_type>>(exec, 0, static_cast<size_type>(counts.extent(0))),

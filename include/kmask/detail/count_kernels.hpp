@@ -59,9 +59,16 @@ struct range_count_functor {
   }
 };
 
+// The counts of count_ranges() and the ranges as uploaded for them (empty when there are none).
+template <class MemorySpace>
+struct range_counts {
+  Kokkos::View<size_type*, MemorySpace> counts;
+  Kokkos::View<size_type*, MemorySpace> ranges;
+};
+
 // Enqueues counts(r) = set bits of `mask` in [ranges[2r], ranges[2r+1]) for every r. `fn` labels it.
 template <class ExecSpace>
-Kokkos::View<size_type*, typename ExecSpace::memory_space> count_ranges(
+range_counts<typename ExecSpace::memory_space> count_ranges(
     const char* fn, const ExecSpace& exec, const Kokkos::View<const word_type*, typename ExecSpace::memory_space>& mask,
     const std::vector<size_type>& ranges) {
   using memory_space    = typename ExecSpace::memory_space;
@@ -69,7 +76,7 @@ Kokkos::View<size_type*, typename ExecSpace::memory_space> count_ranges(
   const size_type n     = static_cast<size_type>(ranges.size() / 2);
   Kokkos::View<size_type*, memory_space> counts(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, pre + "counts"),
                                                 n);
-  if (n == 0) return counts;
+  if (n == 0) return {counts, {}};
   // Size the teams for the longest range, then give each range as many teams as it needs.
   size_type longest = 0;
   for (size_type r = 0; r < n; ++r)
@@ -85,12 +92,13 @@ Kokkos::View<size_type*, typename ExecSpace::memory_space> count_ranges(
   const size_type league = first_team[n];
   check_league_size(fn, league);
   zero_counts(exec, counts, n, (pre + "zero_counts").c_str());
-  if (league == 0) return counts;
-  range_count_functor<ExecSpace> f{mask, upload(exec, ranges, pre + "ranges"), upload(exec, first_team, pre + "first_team"),
-                                   counts, n, shape.words_per_team};
+  const auto bounds = upload(exec, ranges, pre + "ranges");
+  if (league == 0) return {counts, bounds};
+  range_count_functor<ExecSpace> f{mask, bounds, upload(exec, first_team, pre + "first_team"), counts, n,
+                                   shape.words_per_team};
   Kokkos::parallel_for(pre + "words", Kokkos::TeamPolicy<ExecSpace>(exec, static_cast<int>(league), shape.team_size),
                        f);
-  return counts;
+  return {counts, bounds};
 }
 
 }  // namespace detail
