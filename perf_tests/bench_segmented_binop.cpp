@@ -114,6 +114,14 @@ void run_allocating(benchmark::State& state, segmented_case c) {
   set_rates(state, p->bytes);
   state.counters["median_us"] = ours * 1e6;
   state.counters["vs_copy"]   = same_bytes_copy_time(exec, static_cast<size_type>(p->bytes)) / ours;
+  // Where the end-to-end time goes: validating and staging the descriptors (host pass + upload),
+  // and the kernel alone (the in-place plan over the same sources).
+  state.counters["stage_us"] = 1e6 * time_median(exec, [&] {
+    const auto d = kmask::detail::stage_descriptors("bench", exec, p->sources, p->begin_bits, c.size_bits, p->offsets);
+    exec.fence();
+  });
+  state.counters["kernel_us"] =
+      1e6 * time_median(exec, [&] { p->plan->execute(exec, kmask::bit_and{}, p->null_counts); });
 }
 
 std::string case_name(const char* kind, const segmented_case& c, const char* op) {

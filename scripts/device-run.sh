@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Runs prebuilt CUDA (and host) binaries on the GPU machine; used through the `device` tool with
 # build/cuda, build/host and build/device-libs carried. Writes logs and results under $OUT.
-#   scripts/device-run.sh STEP...   steps: info tests sanitize bench-key bench-full bench-host
+#   scripts/device-run.sh STEP...   steps: info tests sanitize sanitize-all bench-key bench-full bench-host ncu
+#   KMASK_HOST_BUILD   host build directory with OpenMP benchmarks (default build/host)
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 out=${OUT:-/tmp/kmask-device-out}
 mkdir -p "$out"
 export LD_LIBRARY_PATH="$PWD/build/device-libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 cuda_bin=build/cuda
+host_bin=${KMASK_HOST_BUILD:-build/host}
 rc=0
 step() { echo "=== $* ($(date +%T))"; }
 
@@ -44,17 +46,56 @@ for s in "$@"; do
       ;;
     bench-full)
       step "benchmarks (all)"
-      "$cuda_bin/perf_tests/kmask_benchmarks" --benchmark_min_time=0.05 \
+      # The GPU holds 139 GB: allow working sets up to 100 GiB (2^24 bits x 1000 segments x 16 masks).
+      KMASK_BENCH_MAX_BYTES=$((100 << 30)) "$cuda_bin/perf_tests/kmask_benchmarks" --benchmark_min_time=0.05 \
         --benchmark_out="$out/bench-cuda.json" --benchmark_out_format=json \
         --benchmark_counters_tabular=true >"$out/bench-cuda.txt" 2>&1 || rc=1
       tail -5 "$out/bench-cuda.txt"
       ;;
     bench-host)
       step "host benchmarks (OpenMP, all cores)"
-      OMP_PROC_BIND=spread OMP_PLACES=threads build/host/perf_tests/kmask_benchmarks --benchmark_min_time=0.05 \
+      OMP_PROC_BIND=spread OMP_PLACES=threads "$host_bin/perf_tests/kmask_benchmarks" --benchmark_min_time=0.05 \
         '--benchmark_filter=segmented_binop/inplace/and/segments:(10|100)/masks:(4|16)/bits:(16777216|134217728)/|count_set_bits/(24|27)|copy_bitmask/(24|27)/' \
         --benchmark_out="$out/bench-host-openmp.json" --benchmark_out_format=json \
         --benchmark_counters_tabular=true 2>&1 | tee "$out/bench-host-openmp.txt" | grep -v "^-" | cut -c1-200
+      ;;
+    sanitize-all)
+      # Every test, under every tool, with only the >2^32-bit case left out (1.6 GB under memcheck's
+      # shadow memory runs for many minutes); the plain `tests` step runs it.
+      for tool in memcheck racecheck initcheck synccheck; do
+        step "compute-sanitizer $tool (all tests)"
+        KMASK_TEST_SKIP_HUGE=1 timeout 240 compute-sanitizer --tool "$tool" --error-exitcode 99 \
+          "$cuda_bin/unit_tests/kmask_unit_tests_cuda" --gtest_brief=1 >"$out/sanitize-$tool.log" 2>&1
+        r=$?
+        tail -4 "$out/sanitize-$tool.log"
+        [ $r -eq 0 ] || rc=1
+      done
+      ;;
+    bench-variants)
+      # Tuning builds (build/cuda-*, configured with -DKMASK_GPU_ITEMS=... / -DKMASK_SOURCE_BATCH=...)
+      # on the wide-kernel cells, for comparison with bench-key's numbers from build/cuda.
+      for dir in build/cuda-*/; do
+        name=$(basename "$dir")
+        [ -x "$dir/perf_tests/kmask_benchmarks" ] || continue
+        step "benchmarks, variant $name ($(grep -o 'CMAKE_CXX_FLAGS:STRING=.*' "$dir/CMakeCache.txt"))"
+        "$dir/perf_tests/kmask_benchmarks" --benchmark_min_time=0.05 \
+          '--benchmark_filter=segmented_binop/inplace/and/segments:(10|100|1000)/masks:(4|16)/bits:(1048576|16777216)/' \
+          --benchmark_out="$out/bench-$name.json" --benchmark_out_format=json \
+          --benchmark_counters_tabular=true 2>&1 | tee "$out/bench-$name.txt" | grep -v "^-" | cut -c1-200
+      done
+      ;;
+    ncu)
+      # Hardware counters for the wide kernel at 2^24 bits, aligned and unaligned (clocks left alone).
+      for align in aligned unaligned; do
+        step "ncu $align"
+        timeout 200 ncu --clock-control none --kernel-name-base demangled -k regex:wide_segments_functor \
+          --launch-skip 3 --launch-count 1 --section SpeedOfLight --section MemoryWorkloadAnalysis \
+          --section Occupancy --section LaunchStats --section WarpStateStats \
+          "$cuda_bin/perf_tests/kmask_benchmarks" --benchmark_min_time=0.01 \
+          "--benchmark_filter=segmented_binop/inplace/and/segments:10/masks:4/bits:16777216/$align/" \
+          >"$out/ncu-$align.txt" 2>&1
+        grep -E "Duration|DRAM Throughput|Memory Throughput|Achieved Occupancy|Registers Per|Theoretical Occupancy|Block Limit|Stall|L1/TEX Hit|L2 Hit" "$out/ncu-$align.txt" | head -30
+      done
       ;;
     *) echo "unknown step $s"; rc=2 ;;
   esac

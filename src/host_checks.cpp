@@ -32,8 +32,6 @@ template <class... Parts>
   throw std::out_of_range(message(fn, parts...));
 }
 
-constexpr size_type max_bits = std::numeric_limits<size_type>::max() / 2;
-
 size_type capacity_bits(const extent_info& v) { return v.words * word_bits; }
 
 // [first, last) word addresses a mask's bits [begin, begin + size) occupy; empty when size == 0.
@@ -80,6 +78,7 @@ void check_sources(const char* fn, const std::vector<extent_info>& masks, const 
     invalid(fn, "masks.size() = ", masks.size(), " differs from begin_bits.size() = ", begin_bits.size());
   for (std::size_t i = 0; i < masks.size(); ++i) {
     const size_type b = begin_bits[i];
+    if (source_is_valid(masks[i].data, masks[i].words, b, size_bits)) continue;
     if (b < 0) invalid(fn, "begin_bits[", i, "] = ", b, " is negative");
     if (b > max_bits) invalid(fn, "begin_bits[", i, "] = ", b, " is too large");
     if (size_bits > 0 && masks[i].data == nullptr)
@@ -87,6 +86,7 @@ void check_sources(const char* fn, const std::vector<extent_info>& masks, const 
     if (b + size_bits > capacity_bits(masks[i]))
       out_of_range(fn, "begin_bits[", i, "] + size_bits = ", b, " + ", size_bits, " is past the ",
                    capacity_bits(masks[i]), " bits of masks[", i, "] (", masks[i].words, " words)");
+    invalid(fn, "masks[", i, "] is invalid");  // unreachable: the checks above cover source_is_valid
   }
 }
 

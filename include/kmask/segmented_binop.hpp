@@ -199,8 +199,7 @@ segmented_result<typename ExecSpace::memory_space> segmented_binop(const ExecSpa
                 "kmask::segmented_binop: op needs word_type operator()(word_type, word_type) and identity()");
   KMASK_CHECK_MASK_VIEW("kmask::segmented_binop", SourceView, ExecSpace, "masks");
   detail::scoped_region region(fn);
-  const auto d = detail::build_descriptors(fn, exec, detail::no_destinations<ExecSpace>(), masks,
-                                           begin_bits, size_bits, segment_offsets);
+  auto d = detail::stage_descriptors(fn, exec, masks, begin_bits, size_bits, segment_offsets);
   const size_type row_words = allocation_size_bytes(size_bits) / static_cast<size_type>(sizeof(word_type));
   segmented_result<memory_space> result{
       Kokkos::View<word_type**, Kokkos::LayoutRight, memory_space>(

@@ -82,7 +82,7 @@ range_counts<typename ExecSpace::memory_space> count_ranges(
   for (size_type r = 0; r < n; ++r)
     if (ranges[2 * r + 1] > ranges[2 * r])
       longest = std::max(longest, (ranges[2 * r + 1] - 1) / word_bits + 1 - ranges[2 * r] / word_bits);
-  const team_shape shape = shape_for<ExecSpace>(std::max<size_type>(longest, 1));
+  const team_shape shape = count_shape_for<ExecSpace>(std::max<size_type>(longest, 1));
   std::vector<size_type> first_team(n + 1, 0);
   for (size_type r = 0; r < n; ++r) {
     const size_type b = ranges[2 * r], e = ranges[2 * r + 1];

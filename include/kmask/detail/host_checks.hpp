@@ -7,6 +7,7 @@
 #include <kmask/types.hpp>
 
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 namespace kmask {
@@ -29,6 +30,16 @@ std::vector<extent_info> extents_of(const std::vector<View>& views) {
   out.reserve(views.size());
   for (const auto& v : views) out.push_back(extent_of(v));
   return out;
+}
+
+// Bit positions and sizes above this are refused, so that a begin plus a size never overflows.
+constexpr size_type max_bits = static_cast<size_type>(~std::uint64_t{0} >> 2);
+
+// The whole of check_sources()' condition for one source, for loops that validate as they go
+// (and call check_sources() for the message only when this fails).
+inline bool source_is_valid(const void* data, size_type words, size_type begin_bit, size_type size_bits) {
+  return begin_bit >= 0 && begin_bit <= max_bits && (size_bits == 0 || data != nullptr) &&
+         begin_bit + size_bits <= words * word_bits;
 }
 
 // `fn` is the public function's name ("kmask::segmented_binop"); it starts every message.

@@ -1,7 +1,8 @@
 #ifndef KMASK_DETAIL_LAUNCH_SHAPE_HPP
 #define KMASK_DETAIL_LAUNCH_SHAPE_HPP
 
-// How the (destination word x segment) space is cut into teams for one execution space.
+// How the (destination word x segment) space is cut into work for one execution space, and the
+// tuning constants behind it (measured on the H200 and on 16 host cores: perf_tests/results/).
 
 #include <kmask/types.hpp>
 
@@ -15,38 +16,103 @@ constexpr bool runs_on_host() {
   return Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ExecSpace::memory_space>::accessible;
 }
 
-// At most this many words per segment: one thread (one loop iteration) per segment, several
-// segments per team, no atomics. Above it: teams of words, one atomic per team.
-constexpr size_type small_segment_words = 4;
+// Whether ExecSpace gets the CPU form of the segmented kernels (long contiguous runs a core
+// vectorises) rather than the GPU form (teams, interleaved words, loads batched in registers).
+// A test build defines KMASK_EMULATE_GPU_KERNELS so that host CI runs the GPU form's logic too.
+template <class ExecSpace>
+constexpr bool uses_cpu_kernels() {
+#if defined(KMASK_EMULATE_GPU_KERNELS)
+  return false;
+#else
+  return runs_on_host<ExecSpace>();
+#endif
+}
+
+// GPU form: words per thread (independent loads in flight), and sources whose loads a thread issues
+// together before combining any of them (a power of two). Registers bound both: every load in flight
+// needs one, and registers per thread bound the threads an SM keeps resident.
+#ifndef KMASK_GPU_ITEMS
+#define KMASK_GPU_ITEMS 8
+#endif
+#ifndef KMASK_SOURCE_BATCH
+#define KMASK_SOURCE_BATCH 4
+#endif
+// The small-segment kernel loads one word per source, so it can keep more sources in flight.
+#ifndef KMASK_SMALL_SOURCE_BATCH
+#define KMASK_SMALL_SOURCE_BATCH 8
+#endif
+constexpr int gpu_items          = KMASK_GPU_ITEMS;
+constexpr int source_batch       = KMASK_SOURCE_BATCH;
+constexpr int small_source_batch = KMASK_SMALL_SOURCE_BATCH;
+
+// CPU form: one parallel iteration owns this many words of one segment, and streams each source
+// through an accumulator of cpu_block_words words that stays in L1.
+constexpr size_type cpu_unit_words  = 8192;
+constexpr size_type cpu_block_words = 1024;
+
+// At most this many words per segment: a segment is one thread's work (its words spread over
+// that thread's vector lanes on a GPU), several segments per team, no atomics. Above it: a GPU
+// team per block of words, or a CPU iteration per unit of words. On a GPU a team of words would
+// leave most of its threads idle below a warp's worth of words; on a CPU a long contiguous run is
+// what vectorises.
+template <class ExecSpace>
+constexpr size_type small_segment_words() {
+  return uses_cpu_kernels<ExecSpace>() ? 4 : 32;
+}
+
+// Teams of the small-segment kernel: `team_size` threads of `vector_length` lanes walk
+// `segments_per_team` segments, one per thread at a time and one word per lane (lanes stride over
+// padding words past `words`). A host team is one thread looping over its segments.
+struct small_shape {
+  int team_size;
+  int vector_length;
+  int segments_per_team;
+};
+
+template <class ExecSpace>
+small_shape small_shape_for(size_type words) {
+  if (runs_on_host<ExecSpace>()) return {1, 1, 256};
+  int lanes = 1;
+  while (lanes < 32 && lanes < words) lanes *= 2;
+  return {256 / lanes, lanes, 256 / lanes};
+}
 
 struct team_shape {
   int team_size;              // threads of one team
   size_type groups;           // TeamThreadRange indices of one team; each owns `items` words
-  size_type words_per_team;   // groups * items: destination words one team writes
+  size_type words_per_team;   // destination words one team covers
   size_type teams_per_segment;
 };
 
-// Words per TeamThreadRange index: independent loads in flight per thread on the GPU; a run long
-// enough to vectorise on the host.
-template <class ExecSpace>
-constexpr int items_per_group() {
-  return runs_on_host<ExecSpace>() ? 16 : 8;
+// Teams of the GPU-form segmented kernel: no larger than the segment needs, 32..256 threads, each
+// owning gpu_items words strided by the team size (coalesced across the team). A host space
+// (emulating) runs the same groups in one thread.
+inline size_type gpu_team_threads(size_type words, size_type items) {
+  size_type threads = 32;
+  while (threads < 256 && threads * items < words) threads *= 2;
+  return threads;
 }
 
 template <class ExecSpace>
-team_shape shape_for(size_type words) {
-  constexpr size_type items = items_per_group<ExecSpace>();
+team_shape gpu_shape_for(size_type words) {
+  const size_type threads = gpu_team_threads(words, gpu_items);
+  const size_type chunk   = threads * gpu_items;
+  return {runs_on_host<ExecSpace>() ? 1 : static_cast<int>(threads), threads, chunk, (words + chunk - 1) / chunk};
+}
+
+// Teams of the counting kernels, which read one word per index: a GPU team per block of
+// 256 threads x 8 words; on a host, one thread per team walking a long contiguous run (no team
+// synchronisation to pay for, and enough teams to balance OpenMP threads once a mask is a few
+// hundred kilobits).
+template <class ExecSpace>
+team_shape count_shape_for(size_type words) {
   if (runs_on_host<ExecSpace>()) {
-    // One thread per team walking a long contiguous run: no team synchronisation to pay for, and
-    // enough teams to balance OpenMP threads once a mask is a few hundred kilobits.
-    const size_type chunk = std::min<size_type>(8192, (words + items - 1) / items * items);
-    return {1, chunk / items, chunk, (words + chunk - 1) / chunk};
+    const size_type chunk = std::min<size_type>(8192, words);
+    return {1, chunk, chunk, (words + chunk - 1) / chunk};
   }
-  // A team no larger than the segment needs, 32..256 threads.
-  constexpr size_type max_threads = 256;
-  size_type threads               = 32;
-  while (threads < max_threads && threads * items < words) threads *= 2;
-  const size_type chunk = threads * items;
+  constexpr size_type items = 8;
+  const size_type threads   = gpu_team_threads(words, items);
+  const size_type chunk     = threads * items;
   return {static_cast<int>(threads), threads, chunk, (words + chunk - 1) / chunk};
 }
 

@@ -5,12 +5,14 @@
 // destinations, and the sources that must be staged through a temporary because a destination
 // overlaps them. Built once on the host (validated there first), then launched any number of times.
 
+#include <kmask/detail/descriptor_staging.hpp>
 #include <kmask/detail/host_checks.hpp>
 #include <kmask/detail/segmented_kernels.hpp>
 #include <kmask/detail/word_access.hpp>
 
 #include <cstdint>
 #include <cstring>
+#include <new>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -153,6 +155,57 @@ segmented_descriptors<ExecSpace> build_descriptors(const char* fn, const ExecSpa
     d.destinations = dst.records;
   }
   return d;
+}
+
+// The descriptors of a one-shot call that writes rows it allocated, in the reusable staging
+// buffers. Holding it holds the buffers; release it once the kernel that reads them is enqueued.
+template <class ExecSpace>
+struct staged_descriptors {
+  using memory_space = typename ExecSpace::memory_space;
+  typename descriptor_staging<ExecSpace>::lease lease;
+  Kokkos::View<const size_type*, memory_space> offsets;
+  Kokkos::View<const source_ref*, memory_space> sources;
+  size_type num_segments;
+};
+
+// build_descriptors() for calls without destinations, in one pass: each source is validated as its
+// reference is written into page-locked staging memory (no intermediate vectors, no allocation),
+// and the whole is uploaded with one asynchronous copy. Offsets are not rebased: every mask gets a
+// reference, read or not. Same checks, same messages, same order as build_descriptors().
+template <class ExecSpace, class SourceView>
+staged_descriptors<ExecSpace> stage_descriptors(const char* fn, const ExecSpace& exec,
+                                                const std::vector<SourceView>& masks,
+                                                const std::vector<size_type>& begin_bits, size_type size_bits,
+                                                const std::vector<size_type>& segment_offsets) {
+  static_assert(sizeof(source_ref) == 2 * sizeof(std::uint64_t) && sizeof(size_type) == sizeof(std::uint64_t),
+                "stage_descriptors: descriptor layout");
+  using memory_space = typename ExecSpace::memory_space;
+  check_size_bits(fn, size_bits);
+  if (masks.size() != begin_bits.size()) check_sources(fn, extents_of(masks), begin_bits, size_bits);
+  const std::size_t num_offsets = segment_offsets.size(), num_sources = masks.size();
+  const std::size_t words = num_offsets + 2 * num_sources;
+
+  auto lease           = descriptor_staging<ExecSpace>::acquire(exec, words);
+  std::uint64_t* host  = lease.host();
+  source_ref* refs     = reinterpret_cast<source_ref*>(host + num_offsets);
+  bool valid           = true;
+  for (std::size_t j = 0; j < num_sources; ++j) {
+    const auto& m     = masks[j];
+    const size_type b = begin_bits[j];
+    valid             = valid && source_is_valid(m.data(), static_cast<size_type>(m.extent(0)), b, size_bits);
+    new (refs + j) source_ref{m.data(), b};
+  }
+  if (!valid) check_sources(fn, extents_of(masks), begin_bits, size_bits);  // throws, naming the source
+  check_segment_offsets(fn, segment_offsets, static_cast<size_type>(num_sources));
+  if (num_offsets) std::memcpy(host, segment_offsets.data(), num_offsets * sizeof(size_type));
+
+  const std::uint64_t* dev = lease.upload(words);
+  using unmanaged = Kokkos::MemoryTraits<Kokkos::Unmanaged>;
+  return {std::move(lease),
+          Kokkos::View<const size_type*, memory_space, unmanaged>(reinterpret_cast<const size_type*>(dev), num_offsets),
+          Kokkos::View<const source_ref*, memory_space, unmanaged>(reinterpret_cast<const source_ref*>(dev + num_offsets),
+                                                                  num_sources),
+          static_cast<size_type>(num_offsets) - 1};
 }
 
 // The `destinations` argument of build_descriptors() for calls that write rows they allocated.

@@ -42,6 +42,7 @@ struct strided_destinations {
 };
 
 // Combines word `w` of sources [first, last) with `op`; bits past size_bits come out clear.
+// (The plain one-word-at-a-time form: the warp-per-segment baseline in perf_tests uses it.)
 template <class Op>
 KOKKOS_FORCEINLINE_FUNCTION word_type combine_word(const Op& op, const source_ref* sources, size_type first,
                                                    size_type last, size_type w, size_type size_bits) {
@@ -68,72 +69,115 @@ struct segmented_binop_args {
   size_type row_words;  // words written per destination (>= words): padding words are written as 0
 };
 
-// One thread per segment: for masks of a few words, where a team per segment would idle.
-template <class MemorySpace, class Op, class Destinations>
-struct small_segments_functor {
-  segmented_binop_args<MemorySpace, Op, Destinations> a;
-
-  KOKKOS_INLINE_FUNCTION void operator()(size_type s) const {
-    if (s >= a.num_segments) return;
-    const size_type first = a.offsets(s), last = a.offsets(s + 1);
-    word_type* out        = a.destinations.row(s);
-    size_type nulls       = 0;
-    for (size_type w = 0; w < a.words; ++w) {
-      const word_type word = combine_word(a.op, a.sources.data(), first, last, w, a.size_bits);
-      out[w]               = word;
-      nulls += nulls_in_word(word, w, a.size_bits);
-    }
-    for (size_type w = a.words; w < a.row_words; ++w) out[w] = 0;
-    a.null_counts(s) = nulls;
-  }
-};
-
-// Combines `Items` destination words w0, w0 + stride, ... of one segment into acc[]. Sources are
-// the outer loop so each source's offset arithmetic is done once and its Items loads are
-// independent (in flight together on a GPU, vectorisable on a CPU). Words at or past `words` are
-// neither read nor combined.
-template <int Items, class Op>
-KOKKOS_FORCEINLINE_FUNCTION void combine_block(const Op& op, const source_ref* sources, size_type first,
-                                               size_type last, size_type w0, size_type stride, size_type words,
-                                               size_type size_bits, word_type (&acc)[Items]) {
-  for (int i = 0; i < Items; ++i) acc[i] = op.identity();
-  const bool full = w0 + (Items - 1) * stride < words;
-  for (size_type j = first; j < last; ++j) {
-    const source_ref src = sources[j];
-    const word_type* p   = src.data + src.begin_bit / word_bits;
-    const int shift      = static_cast<int>(src.begin_bit % word_bits);
-    // The last word this source's bits occupy, relative to p: no read goes past it.
-    const size_type last_q = (src.begin_bit + size_bits - 1) / word_bits - src.begin_bit / word_bits;
-    if (shift == 0) {
-      if (full) {
-        for (int i = 0; i < Items; ++i) acc[i] = op(acc[i], p[w0 + i * stride]);
-      } else {
-        for (int i = 0; i < Items; ++i) {
-          const size_type w = w0 + i * stride;
-          if (w < words) acc[i] = op(acc[i], p[w]);
+// Combines `Items` destination words w0, w0 + stride, ... of one segment into acc[], left to right
+// over sources [j, last) (the operator need not commute). Words at or past `words` are neither
+// read nor combined.
+//
+// Latency, not bandwidth, is what a naive loop loses here: each source's words can only be
+// addressed once its descriptor has arrived. So while every word the block needs from `Batch`
+// sources lies inside those sources (all blocks of a segment but its last), their Batch x Items
+// loads are issued together, unconditionally, before any is combined; shifted sources add the
+// next word of each (the second load mostly hits the cache line the first brought). What is left
+// goes in batches of half the size, down to one source at a time with a bounds check per read.
+template <int Items, int Batch, class Op>
+KOKKOS_FORCEINLINE_FUNCTION void combine_sources(const Op& op, const source_ref* sources, size_type j,
+                                                 size_type last, size_type w0, size_type stride, size_type words,
+                                                 size_type size_bits, word_type (&acc)[Items]) {
+  if constexpr (Batch > 1) {
+    const size_type w_max = w0 + (Items - 1) * stride;
+    if (w_max < words) {
+      for (; j + Batch <= last; j += Batch) {
+        const word_type* lo[Batch];
+        const word_type* hi[Batch];
+        int shift[Batch];
+        bool in_bounds = true, aligned = true;
+        for (int b = 0; b < Batch; ++b) {
+          const positioned_source ps(sources[j + b], size_bits);
+          lo[b]     = ps.first;
+          hi[b]     = ps.first + (ps.shift != 0 ? 1 : 0);
+          shift[b]  = ps.shift;
+          in_bounds = in_bounds && w_max + (ps.shift != 0 ? 1 : 0) <= ps.last;
+          aligned   = aligned && ps.shift == 0;
         }
+        if (!in_bounds) break;
+        word_type v[Batch][Items];
+        for (int b = 0; b < Batch; ++b)
+          for (int i = 0; i < Items; ++i) v[b][i] = lo[b][w0 + i * stride];
+        if (!aligned) {
+          for (int b = 0; b < Batch; ++b)
+            for (int i = 0; i < Items; ++i) v[b][i] = funnel_shift(v[b][i], hi[b][w0 + i * stride], shift[b]);
+        }
+        for (int b = 0; b < Batch; ++b)
+          for (int i = 0; i < Items; ++i) acc[i] = op(acc[i], v[b][i]);
       }
-    } else {
+    }
+    combine_sources<Items, Batch / 2>(op, sources, j, last, w0, stride, words, size_bits, acc);
+  } else {
+    for (; j < last; ++j) {
+      const positioned_source ps(sources[j], size_bits);
       for (int i = 0; i < Items; ++i) {
         const size_type w = w0 + i * stride;
-        if (w < words) {
-          const word_type lo = p[w];
-          const word_type hi = w + 1 <= last_q ? p[w + 1] : word_type{0};
-          acc[i]             = op(acc[i], (lo >> shift) | (hi << (word_bits - shift)));
-        }
+        if (w < words) acc[i] = op(acc[i], ps.word(w));
       }
     }
   }
 }
 
-// A team per block of words of one segment; the team's null count is reduced in the team and
-// added to the segment's counter with one atomic. Each TeamThreadRange index owns Items words:
-// strided by the group count on a GPU (coalesced across threads), contiguous on a CPU.
+template <int Items, int Batch, class Op>
+KOKKOS_FORCEINLINE_FUNCTION void combine_block(const Op& op, const source_ref* sources, size_type first,
+                                               size_type last, size_type w0, size_type stride, size_type words,
+                                               size_type size_bits, word_type (&acc)[Items]) {
+  for (int i = 0; i < Items; ++i) acc[i] = op.identity();
+  combine_sources<Items, Batch>(op, sources, first, last, w0, stride, words, size_bits, acc);
+}
+
+// Small segments (at most small_segment_words words): one segment per thread, one word per
+// vector lane, so a team holds many segments and no atomics are needed; the lanes' null counts
+// are reduced within the thread.
+template <class ExecSpace, class Op, class Destinations>
+struct small_segments_functor {
+  using member_type = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
+  segmented_binop_args<typename ExecSpace::memory_space, Op, Destinations> a;
+  small_shape shape;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
+    const size_type s0 = static_cast<size_type>(team.league_rank()) * shape.segments_per_team;
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, shape.segments_per_team), [&](int k) {
+      const size_type s = s0 + k;
+      if (s >= a.num_segments) return;
+      const size_type first = a.offsets(s), last = a.offsets(s + 1);
+      word_type* out        = a.destinations.row(s);
+      const source_ref* src = a.sources.data();
+      const auto op         = a.op;
+      const size_type bits = a.size_bits, words = a.words;
+      size_type nulls = 0;
+      Kokkos::parallel_reduce(
+          Kokkos::ThreadVectorRange(team, a.row_words),
+          [&](size_type w, size_type& lane_nulls) {
+            if (w < words) {
+              word_type acc[1];
+              combine_block<1, small_source_batch>(op, src, first, last, w, 1, words, bits, acc);
+              const word_type word = acc[0] & valid_bits_of_word(w, bits);
+              out[w]               = word;
+              lane_nulls += nulls_in_word(word, w, bits);
+            } else {
+              out[w] = 0;
+            }
+          },
+          nulls);
+      Kokkos::single(Kokkos::PerThread(team), [&]() { a.null_counts(s) = nulls; });
+    });
+  }
+};
+
+// GPU form, segments wider than small_segment_words: a team per block of words of one segment;
+// the team's null count is reduced in the team and added to the segment's counter with one atomic.
+// Each TeamThreadRange index owns gpu_items words strided by the group count, so every load
+// instruction of a warp reads consecutive words.
 template <class ExecSpace, class Op, class Destinations>
 struct wide_segments_functor {
-  using member_type          = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
-  static constexpr int items       = items_per_group<ExecSpace>();
-  static constexpr bool interleave = !runs_on_host<ExecSpace>();
+  using member_type    = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
+  static constexpr int items = gpu_items;
   segmented_binop_args<typename ExecSpace::memory_space, Op, Destinations> a;
   team_shape shape;
 
@@ -148,15 +192,15 @@ struct wide_segments_functor {
     const source_ref* src = a.sources.data();
     const auto op         = a.op;
     const size_type bits = a.size_bits, words = a.words, row_words = a.row_words;
-    const size_type stride = interleave ? shape.groups : 1;
+    const size_type stride = shape.groups;
 
     size_type nulls = 0;
     Kokkos::parallel_reduce(
         Kokkos::TeamThreadRange(team, shape.groups),
         [&](size_type g, size_type& acc_nulls) {
-          const size_type w0 = begin + (interleave ? g : g * items);
+          const size_type w0 = begin + g;
           word_type acc[items];
-          combine_block<items>(op, src, first, last, w0, stride, words, bits, acc);
+          combine_block<items, source_batch>(op, src, first, last, w0, stride, words, bits, acc);
           for (int i = 0; i < items; ++i) {
             const size_type w = w0 + i * stride;
             if (w < words) {
@@ -170,6 +214,64 @@ struct wide_segments_functor {
         },
         nulls);
     Kokkos::single(Kokkos::PerTeam(team), [&]() { atomic_add_count(&a.null_counts(s), nulls); });
+  }
+};
+
+// CPU form, segments wider than small_segment_words: iteration u owns words
+// [begin, begin + cpu_unit_words) of one segment. Each block of cpu_block_words words is built in
+// an accumulator that stays in L1 while every source streams through it in a plain loop (load,
+// shift, combine) that the compiler vectorises; then it is stored and counted once.
+template <class ExecSpace, class Op, class Destinations>
+struct cpu_segments_functor {
+  segmented_binop_args<typename ExecSpace::memory_space, Op, Destinations> a;
+  size_type units_per_segment;
+
+  KOKKOS_INLINE_FUNCTION void operator()(size_type u) const {
+    const size_type s = u / units_per_segment;
+    if (s >= a.num_segments) return;
+    const size_type begin = (u % units_per_segment) * cpu_unit_words;
+    const size_type end   = begin + cpu_unit_words < a.words ? begin + cpu_unit_words : a.words;
+    const size_type first = a.offsets(s), last = a.offsets(s + 1);
+    word_type* out        = a.destinations.row(s);
+    const auto op         = a.op;
+    size_type nulls       = 0;
+    word_type acc[cpu_block_words];
+    for (size_type b0 = begin; b0 < end; b0 += cpu_block_words) {
+      const size_type n = end - b0 < cpu_block_words ? end - b0 : cpu_block_words;
+      for (size_type k = 0; k < n; ++k) acc[k] = op.identity();
+      for (size_type j = first; j < last; ++j) {
+        const positioned_source ps(a.sources(j), a.size_bits);
+        const word_type* p = ps.first + b0;
+        if (ps.shift == 0) {
+          for (size_type k = 0; k < n; ++k) acc[k] = op(acc[k], p[k]);
+        } else {
+          // The word after p[k] is read only where the source's bits reach into it: for every k
+          // but, at the very end of the source, the last one.
+          const size_type m = b0 + n <= ps.last ? n : n - 1;
+          const int sh      = ps.shift;
+          for (size_type k = 0; k < m; ++k) acc[k] = op(acc[k], (p[k] >> sh) | (p[k + 1] << (word_bits - sh)));
+          if (m < n) acc[n - 1] = op(acc[n - 1], ps.word(b0 + n - 1));
+        }
+      }
+      // Only the mask's last word can hold bits past size_bits.
+      const size_type body = b0 + n == a.words ? n - 1 : n;
+      size_type set        = 0;
+      for (size_type k = 0; k < body; ++k) {
+        out[b0 + k] = acc[k];
+        set += popcount32(acc[k]);
+      }
+      nulls += body * word_bits - set;
+      if (body < n) {
+        const size_type w    = b0 + n - 1;
+        const word_type word = acc[n - 1] & valid_bits_of_word(w, a.size_bits);
+        out[w]               = word;
+        nulls += nulls_in_word(word, w, a.size_bits);
+      }
+    }
+    // Padding words of a padded row that fall in this unit.
+    const size_type pad_end = begin + cpu_unit_words < a.row_words ? begin + cpu_unit_words : a.row_words;
+    for (size_type w = begin > a.words ? begin : a.words; w < pad_end; ++w) out[w] = 0;
+    atomic_add_count(&a.null_counts(s), nulls);
   }
 };
 
@@ -187,13 +289,27 @@ template <class ExecSpace, class Op, class Destinations>
 void launch_segmented_binop(const ExecSpace& exec,
                             const segmented_binop_args<typename ExecSpace::memory_space, Op, Destinations>& a) {
   if (a.num_segments == 0) return;
-  if (a.words <= small_segment_words) {
-    Kokkos::parallel_for("kmask::segmented_binop::small_segments",
-                         Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<size_type>>(exec, 0, a.num_segments),
-                         small_segments_functor<typename ExecSpace::memory_space, Op, Destinations>{a});
+  if (a.words <= small_segment_words<ExecSpace>()) {
+    const small_shape shape = small_shape_for<ExecSpace>(a.words);
+    const size_type league  = (a.num_segments + shape.segments_per_team - 1) / shape.segments_per_team;
+    check_league_size("kmask::segmented_binop", league);
+    Kokkos::parallel_for(
+        "kmask::segmented_binop::small_segments",
+        Kokkos::TeamPolicy<ExecSpace>(exec, static_cast<int>(league), shape.team_size, shape.vector_length),
+        small_segments_functor<ExecSpace, Op, Destinations>{a, shape});
     return;
   }
-  const team_shape shape = shape_for<ExecSpace>(a.row_words);
+  if (uses_cpu_kernels<ExecSpace>()) {
+    const size_type units = (a.row_words + cpu_unit_words - 1) / cpu_unit_words;
+    // The same limit as the GPU form's, so a call is accepted or refused alike on every backend.
+    check_league_size("kmask::segmented_binop", a.num_segments * units);
+    zero_counts(exec, a.null_counts, a.num_segments, "kmask::segmented_binop::zero_counts");
+    Kokkos::parallel_for("kmask::segmented_binop::words",
+                         Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<size_type>>(exec, 0, a.num_segments * units),
+                         cpu_segments_functor<ExecSpace, Op, Destinations>{a, units});
+    return;
+  }
+  const team_shape shape = gpu_shape_for<ExecSpace>(a.row_words);
   const size_type league = a.num_segments * shape.teams_per_segment;
   check_league_size("kmask::segmented_binop", league);
   zero_counts(exec, a.null_counts, a.num_segments, "kmask::segmented_binop::zero_counts");

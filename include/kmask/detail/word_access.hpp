@@ -6,6 +6,8 @@
 
 #include <kmask/types.hpp>
 
+#include <cstdint>
+
 namespace kmask {
 namespace detail {
 
@@ -15,17 +17,38 @@ struct source_ref {
   size_type begin_bit;
 };
 
+// Bits [shift, shift + 32) of the 64-bit pair hi:lo, for shift in [0, 32). One funnel shift on a
+// GPU; unlike `(lo >> shift) | (hi << (32 - shift))` it is defined for shift == 0.
+KOKKOS_FORCEINLINE_FUNCTION word_type funnel_shift(word_type lo, word_type hi, int shift) {
+  return static_cast<word_type>(((static_cast<std::uint64_t>(hi) << word_bits) | lo) >> shift);
+}
+
+// A source positioned for word-relative reads: word `w` of the view is bits [32w, 32w + 32) from
+// `first`'s bit `shift`; `last` is the last word index (relative to `first`) the view's bits
+// occupy, so no read may go past first[last].
+struct positioned_source {
+  const word_type* first;
+  int shift;
+  size_type last;
+
+  KOKKOS_FORCEINLINE_FUNCTION positioned_source(const source_ref& src, size_type size_bits)
+      : first(src.data + src.begin_bit / word_bits),
+        shift(static_cast<int>(src.begin_bit % word_bits)),
+        last((src.begin_bit + size_bits - 1) / word_bits - src.begin_bit / word_bits) {}
+
+  // Word `w` of the view, `w` < num_words(size_bits); the word after first[w] is read only when
+  // the view's bits reach into it.
+  KOKKOS_FORCEINLINE_FUNCTION word_type word(size_type w) const {
+    const word_type lo = first[w];
+    if (shift == 0) return lo;
+    return funnel_shift(lo, w + 1 <= last ? first[w + 1] : word_type{0}, shift);
+  }
+};
+
 // Word `w` of the view of `src` that starts at its begin_bit and is `size_bits` long; bits past
 // size_bits in that word are whatever the mask holds there (callers clear them).
 KOKKOS_FORCEINLINE_FUNCTION word_type load_shifted_word(const source_ref& src, size_type w, size_type size_bits) {
-  const size_type bit   = src.begin_bit + w * word_bits;
-  const size_type q     = bit / word_bits;
-  const int shift       = static_cast<int>(bit % word_bits);
-  const word_type lo    = src.data[q];
-  if (shift == 0) return lo;
-  const size_type last  = (src.begin_bit + size_bits - 1) / word_bits;
-  const word_type hi    = q + 1 <= last ? src.data[q + 1] : word_type{0};
-  return (lo >> shift) | (hi << (word_bits - shift));
+  return positioned_source(src, size_bits).word(w);
 }
 
 // Bits of destination word `w` that lie inside [0, size_bits).
