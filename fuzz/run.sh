@@ -9,6 +9,8 @@
 # Crash / leak / timeout inputs land in that run directory (crash-*, leak-*, timeout-*) and the
 # script exits non-zero. The committed corpus is never written to.
 #   KMASK_FUZZ_BUILD_DIR   build directory (default build/fuzz)
+#   KMASK_FUZZ_TARGET      fuzz_segmented_binop (CPU form of the kernels, default) or
+#                          fuzz_segmented_binop_gpu_form (the GPU form, emulated on Serial)
 #   CXX_FUZZ               clang++ to use (default clang++)
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -18,6 +20,7 @@ seconds=${1:-60}
 case $seconds in '' | *[!0-9]*) echo "fuzz/run.sh: SECONDS must be a whole number, got '$seconds'" >&2; exit 2 ;; esac
 
 build=${KMASK_FUZZ_BUILD_DIR:-$root/build/fuzz}
+target=${KMASK_FUZZ_TARGET:-fuzz_segmented_binop}
 kokkos_root=${Kokkos_ROOT:-$("$root/scripts/install-deps" --prefix host)}
 if [ ! -d "$kokkos_root/lib/cmake/Kokkos" ] && [ ! -d "$kokkos_root/lib64/cmake/Kokkos" ]; then
   echo "fuzz/run.sh: no Kokkos in $kokkos_root: run scripts/install-deps host first" >&2
@@ -42,7 +45,7 @@ else
   build_fuzzer
 fi
 
-run=$build/runs/$(date +%Y%m%d-%H%M%S)-$$
+run=$build/runs/$(date +%Y%m%d-%H%M%S)-$$-$target
 mkdir -p "$run/corpus"
 cp "$here"/corpus/* "$run/corpus/" 2>/dev/null || true
 echo "fuzz/run.sh: fuzzing for ${seconds}s in $run (corpus: $(find "$run/corpus" -type f | wc -l) seeds)" >&2
@@ -52,13 +55,13 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
 set +e
 # The run's corpus comes first: libFuzzer writes new inputs there. Further directories among the
 # extra arguments (an earlier run's corpus, say) are only read.
-"$build/fuzz_segmented_binop" -max_total_time="$seconds" -timeout=60 -print_final_stats=1 -artifact_prefix="$run/" \
+"$build/$target" -max_total_time="$seconds" -timeout=60 -print_final_stats=1 -artifact_prefix="$run/" \
   "$run/corpus" "$@"
 rc=$?
 set -e
 if [ $rc -ne 0 ]; then
   echo "fuzz/run.sh: the fuzzer failed (exit $rc); inputs that reproduce it:" >&2
   for f in "$run"/crash-* "$run"/leak-* "$run"/timeout-* "$run"/oom-*; do [ -e "$f" ] && echo "  $f" >&2; done
-  echo "  reproduce: KMASK_FUZZ_VERBOSE=1 $build/fuzz_segmented_binop <input>" >&2
+  echo "  reproduce: KMASK_FUZZ_VERBOSE=1 $build/$target <input>" >&2
 fi
 exit $rc

@@ -28,10 +28,11 @@ for s in "$@"; do
     sanitize)
       for tool in memcheck racecheck initcheck synccheck; do
         step "compute-sanitizer $tool"
-        # The sanitizers slow kernels 10-100x: the three largest tests are left to the plain run.
-        KMASK_TEST_SKIP_HUGE=1 timeout 100 compute-sanitizer --tool "$tool" --error-exitcode 99 \
+        # The sanitizers slow kernels 10-100x: the six largest tests are left to the plain run, and
+        # the resource-failure test too (its deliberate out-of-memory cudaMalloc is an API error to them).
+        KMASK_TEST_SKIP_HUGE=1 timeout "${KMASK_SANITIZE_TIMEOUT:-100}" compute-sanitizer --tool "$tool" --error-exitcode 99 \
           "$cuda_bin/unit_tests/kmask_unit_tests_cuda" --gtest_brief=1 \
-          '--gtest_filter=-*more_segments*:*many_ranges*:*longer_than*:*repeated_runs*' >"$out/sanitize-$tool.log" 2>&1
+          '--gtest_filter=-*more_segments*:*many_ranges*:*longer_than*:*repeated_runs*:*a_million_segments*:*around_a_grid_dimension*:*resource_failure*' >"$out/sanitize-$tool.log" 2>&1
         r=$?
         tail -4 "$out/sanitize-$tool.log"
         [ $r -eq 0 ] || rc=1
@@ -44,6 +45,14 @@ for s in "$@"; do
         --benchmark_out="$out/bench-key.json" --benchmark_out_format=json \
         --benchmark_counters_tabular=true 2>&1 | tee "$out/bench-key.txt" | grep -v "^-" | cut -c1-230
       ;;
+    bench-wide)
+      # The wide-kernel cells of the targets (2^20, 2^24 and 2^27 bits, in place, AND and the OR case).
+      step "benchmarks (wide cells)"
+      "$cuda_bin/perf_tests/kmask_benchmarks" --benchmark_min_time=0.02 \
+        '--benchmark_filter=segmented_binop/inplace/(and|or)/segments:(10|100|1000)/masks:(4|8|16)/bits:(1048576|16777216)/|segmented_binop/inplace/and/segments:10/masks:(4|16)/bits:134217728/' \
+        --benchmark_out="$out/bench-wide.json" --benchmark_out_format=json \
+        --benchmark_counters_tabular=true 2>&1 | tee "$out/bench-wide.txt" | grep -v "^-" | cut -c1-230
+      ;;
     bench-full)
       step "benchmarks (all)"
       # The GPU holds 139 GB: allow working sets up to 100 GiB (2^24 bits x 1000 segments x 16 masks).
@@ -55,17 +64,19 @@ for s in "$@"; do
     bench-host)
       step "host benchmarks (OpenMP, all cores)"
       OMP_PROC_BIND=spread OMP_PLACES=threads "$host_bin/perf_tests/kmask_benchmarks" --benchmark_min_time=0.05 \
-        '--benchmark_filter=segmented_binop/inplace/and/segments:(10|100)/masks:(4|16)/bits:(16777216|134217728)/|count_set_bits/(24|27)|copy_bitmask/(24|27)/' \
+        "--benchmark_filter=${KMASK_HOST_FILTER:-segmented_binop/inplace/and/segments:(10|100)/masks:(4|16)/bits:(16777216|134217728)/|count_set_bits/(24|27)|copy_bitmask/(24|27)/}" \
         --benchmark_out="$out/bench-host-openmp.json" --benchmark_out_format=json \
         --benchmark_counters_tabular=true 2>&1 | tee "$out/bench-host-openmp.txt" | grep -v "^-" | cut -c1-200
       ;;
     sanitize-all)
-      # Every test, under every tool, with only the >2^32-bit case left out (1.6 GB under memcheck's
-      # shadow memory runs for many minutes); the plain `tests` step runs it.
+      # Every test under every tool, except the >2^32-bit case (1.6 GB under memcheck's shadow
+      # memory runs for many minutes; the plain `tests` step runs it) and the resource-failure test,
+      # whose deliberate out-of-memory cudaMalloc each tool reports as a CUDA API error.
       for tool in memcheck racecheck initcheck synccheck; do
         step "compute-sanitizer $tool (all tests)"
-        KMASK_TEST_SKIP_HUGE=1 timeout 240 compute-sanitizer --tool "$tool" --error-exitcode 99 \
-          "$cuda_bin/unit_tests/kmask_unit_tests_cuda" --gtest_brief=1 >"$out/sanitize-$tool.log" 2>&1
+        KMASK_TEST_SKIP_HUGE=1 timeout "${KMASK_SANITIZE_TIMEOUT:-240}" compute-sanitizer --tool "$tool" \
+          --error-exitcode 99 "$cuda_bin/unit_tests/kmask_unit_tests_cuda" --gtest_brief=1 \
+          '--gtest_filter=-*longer_than*:*resource_failure*' >"$out/sanitize-$tool.log" 2>&1
         r=$?
         tail -4 "$out/sanitize-$tool.log"
         [ $r -eq 0 ] || rc=1
@@ -74,12 +85,12 @@ for s in "$@"; do
     bench-variants)
       # Tuning builds (build/cuda-*, configured with -DKMASK_GPU_ITEMS=... / -DKMASK_SOURCE_BATCH=...)
       # on the wide-kernel cells, for comparison with bench-key's numbers from build/cuda.
-      for dir in build/cuda-*/; do
+      for dir in "$cuda_bin"/ build/cuda-*/; do
         name=$(basename "$dir")
         [ -x "$dir/perf_tests/kmask_benchmarks" ] || continue
         step "benchmarks, variant $name ($(grep -o 'CMAKE_CXX_FLAGS:STRING=.*' "$dir/CMakeCache.txt"))"
         "$dir/perf_tests/kmask_benchmarks" --benchmark_min_time=0.05 \
-          '--benchmark_filter=segmented_binop/inplace/and/segments:(10|100|1000)/masks:(4|16)/bits:(1048576|16777216)/' \
+          '--benchmark_filter=segmented_binop/inplace/and/segments:(10|100|1000)/masks:(4|16)/bits:(1048576|16777216)/|segmented_binop/inplace/and/segments:(1000|10000)/masks:(4|16)/bits:(32|128)/' \
           --benchmark_out="$out/bench-$name.json" --benchmark_out_format=json \
           --benchmark_counters_tabular=true 2>&1 | tee "$out/bench-$name.txt" | grep -v "^-" | cut -c1-200
       done

@@ -31,11 +31,14 @@ constexpr bool uses_cpu_kernels() {
 // GPU form: words per thread (independent loads in flight), and sources whose loads a thread issues
 // together before combining any of them (a power of two). Registers bound both: every load in flight
 // needs one, and registers per thread bound the threads an SM keeps resident.
+// Measured on the H200 (perf_tests/results/h200/tuning.md): 16 words x 2 sources beat 8 x 4, 4 x 4
+// and 16 x 1 at 2^20-2^24 bits; 16 x 2 and 8 x 4 both hold ~125-130 registers, one 256-thread team per
+// SM, so the words each thread streams per team decide.
 #ifndef KMASK_GPU_ITEMS
-#define KMASK_GPU_ITEMS 8
+#define KMASK_GPU_ITEMS 16
 #endif
 #ifndef KMASK_SOURCE_BATCH
-#define KMASK_SOURCE_BATCH 4
+#define KMASK_SOURCE_BATCH 2
 #endif
 // The small-segment kernel loads one word per source, so it can keep more sources in flight.
 #ifndef KMASK_SMALL_SOURCE_BATCH

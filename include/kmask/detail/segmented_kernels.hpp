@@ -201,6 +201,14 @@ struct wide_segments_functor {
           const size_type w0 = begin + g;
           word_type acc[items];
           combine_block<items, source_batch>(op, src, first, last, w0, stride, words, bits, acc);
+          if (w0 + (items - 1) * stride + 1 < words) {
+            // Not the segment's last word: every bit is inside size_bits, no tail mask, no padding.
+            for (int i = 0; i < items; ++i) {
+              out[w0 + i * stride] = acc[i];
+              acc_nulls += word_bits - popcount32(acc[i]);
+            }
+            return;
+          }
           for (int i = 0; i < items; ++i) {
             const size_type w = w0 + i * stride;
             if (w < words) {
