@@ -1,8 +1,10 @@
 #!/usr/bin/python3
-"""Turns a kmask_benchmarks JSON file into the committed summary: a markdown table (with the
-design note's A100 table reproduced next to ours) and a PNG of vs_copy against size_bits.
+"""Turns kmask_benchmarks JSON files into the committed summary: a markdown table (with the
+design note's A100 table reproduced next to ours), the counting/copy cases, and a PNG of vs_copy
+against size_bits.
 
-usage: plot_results.py RESULTS.json OUT_DIR
+usage: plot_results.py RESULTS.json [MORE.json ...] OUT_DIR
+A case present in several files is taken from the last one that has it.
 """
 import json
 import re
@@ -18,28 +20,45 @@ DESIGN_NOTE_A100 = {  # (segments, masks): (before_us, after_us, speedup)
 NAME = re.compile(r"segmented_binop/(\w+)/(\w+)/segments:(\d+)/masks:(\d+)/bits:(\d+)/(\w+)")
 
 
-def load(path):
-    data = json.loads(Path(path).read_text())
-    rows = []
-    for b in data["benchmarks"]:
-        m = NAME.match(b["name"])
-        if not m or "error_occurred" in b and b["error_occurred"]:
-            continue
-        kind, op, segs, masks, bits, align = m.groups()
-        rows.append(dict(kind=kind, op=op, segments=int(segs), masks=int(masks), bits=int(bits), align=align,
-                         us=b.get("median_us"), vs_copy=b.get("vs_copy"), speedup=b.get("speedup"),
-                         blas=b.get("vs_kokkosblas"), gbs=b.get("GB/s")))
-    return data.get("context", {}), rows
+def load(paths):
+    cases, other, contexts = {}, {}, []
+    for path in paths:
+        data = json.loads(Path(path).read_text())
+        contexts.append((Path(path).name, data.get("context", {})))
+        for b in data["benchmarks"]:
+            if b.get("error_occurred"):
+                continue
+            name = b["name"].replace("/manual_time", "")
+            m = NAME.match(b["name"])
+            if not m:
+                if "vs_copy" in b:
+                    other[name] = dict(name=name, us=b.get("median_us"), vs_copy=b.get("vs_copy"), file=Path(path).name)
+                continue
+            kind, op, segs, masks, bits, align = m.groups()
+            cases[name] = dict(kind=kind, op=op, segments=int(segs), masks=int(masks), bits=int(bits), align=align,
+                               us=b.get("median_us"), vs_copy=b.get("vs_copy"), speedup=b.get("speedup"),
+                               blas=b.get("vs_kokkosblas"), gbs=b.get("GB/s"), stage=b.get("stage_us"),
+                               kernel=b.get("kernel_us"), file=Path(path).name)
+    return contexts, list(cases.values()), list(other.values())
 
 
 def table(rows):
-    out = ["| kind | op | segments | masks | size_bits | align | time (us) | GB/s | vs_copy | speedup vs warp | vs KokkosBlas |",
-           "|---|---|---:|---:|---:|---|---:|---:|---:|---:|---:|"]
+    out = ["| kind | op | segments | masks | size_bits | align | time (us) | GB/s | vs_copy | speedup vs warp | "
+           "vs KokkosBlas | staging (us) | kernel (us) | from |",
+           "|---|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---|"]
     fmt = lambda v, f: "" if v is None else f.format(v)
     for r in sorted(rows, key=lambda r: (r["kind"], r["op"], r["bits"], r["segments"], r["masks"], r["align"])):
         out.append("| {kind} | {op} | {segments} | {masks} | {bits} | {align} | ".format(**r) +
                    " | ".join([fmt(r["us"], "{:.1f}"), fmt(r["gbs"], "{:.0f}"), fmt(r["vs_copy"], "{:.2f}"),
-                               fmt(r["speedup"], "{:.1f}"), fmt(r["blas"], "{:.2f}")]) + " |")
+                               fmt(r["speedup"], "{:.1f}"), fmt(r["blas"], "{:.2f}"), fmt(r["stage"], "{:.1f}"),
+                               fmt(r["kernel"], "{:.1f}"), r["file"]]) + " |")
+    return "\n".join(out)
+
+
+def other_table(rows):
+    out = ["| case | time (us) | vs_copy | from |", "|---|---:|---:|---|"]
+    for r in sorted(rows, key=lambda r: r["name"]):
+        out.append(f"| {r['name']} | {r['us']:.1f} | {r['vs_copy']:.3f} | {r['file']} |")
     return "\n".join(out)
 
 
@@ -84,16 +103,16 @@ def plot(rows, png):
 
 
 def main():
-    if len(sys.argv) != 3:
+    if len(sys.argv) < 3:
         sys.exit(__doc__)
-    context, rows = load(sys.argv[1])
-    out = Path(sys.argv[2])
+    contexts, rows, other = load(sys.argv[1:-1])
+    out = Path(sys.argv[-1])
     out.mkdir(parents=True, exist_ok=True)
-    md = [f"# kmask benchmark results: {Path(sys.argv[1]).name}", "",
-          "Context: " + ", ".join(f"{k}={context.get(k)}" for k in ("host_name", "execution_space", "kokkos",
-                                                                     "kmask_version", "date")), "",
-          "## The design note's table (2^20 bits, aligned, in-place AND)", "", design_note_table(rows), "",
-          "## Every segmented case", "", table(rows), ""]
+    md = ["# kmask benchmark results", "", "Inputs (a case in several files is taken from the last):", ""]
+    md += [f"- `{name}`: " + ", ".join(f"{k}={c.get(k)}" for k in ("execution_space", "kokkos", "kmask_version", "date"))
+           for name, c in contexts]
+    md += ["", "## The design note's table (2^20 bits, aligned, in-place AND)", "", design_note_table(rows), "",
+           "## Every segmented case", "", table(rows), "", "## Counting and copying", "", other_table(other), ""]
     (out / "summary.md").write_text("\n".join(md))
     plot(rows, out / "vs_copy.png")
     print(f"wrote {out / 'summary.md'} and {out / 'vs_copy.png'} ({len(rows)} cases)")
