@@ -12,6 +12,24 @@ cuda_bin=build/cuda
 host_bin=${KMASK_HOST_BUILD:-build/host}
 rc=0
 step() { echo "=== $* ($(date +%T))"; }
+# sanitize TIMEOUT GTEST_FILTER: the CUDA unit tests under each compute-sanitizer tool
+sanitize() {
+  local tool r
+  for tool in memcheck racecheck initcheck synccheck; do
+    step "compute-sanitizer $tool"
+    KMASK_TEST_SKIP_HUGE=1 timeout "$1" compute-sanitizer --tool "$tool" --error-exitcode 99 \
+      "$cuda_bin/unit_tests/kmask_unit_tests_cuda" --gtest_brief=1 "--gtest_filter=$2" >"$out/sanitize-$tool.log" 2>&1
+    r=$?
+    tail -4 "$out/sanitize-$tool.log"
+    [ $r -eq 0 ] || rc=1
+  done
+}
+# bench BINARY NAME MIN_TIME FILTER: one benchmark run, JSON + text under $out/bench-NAME.*
+bench() {
+  "$1" --benchmark_min_time="$3" "--benchmark_filter=$4" --benchmark_out="$out/bench-$2.json" \
+    --benchmark_out_format=json --benchmark_counters_tabular=true 2>&1 | tee "$out/bench-$2.txt" |
+    grep -v "^-" | cut -c1-230
+}
 
 for s in "$@"; do
   case $s in
@@ -26,32 +44,21 @@ for s in "$@"; do
       grep -q "PASSED" "$out/unit-cuda.log" && ! grep -q "FAILED" "$out/unit-cuda.log" || rc=1
       ;;
     sanitize)
-      for tool in memcheck racecheck initcheck synccheck; do
-        step "compute-sanitizer $tool"
-        # The sanitizers slow kernels 10-100x: the six largest tests are left to the plain run, and
-        # the resource-failure test too (its deliberate out-of-memory cudaMalloc is an API error to them).
-        KMASK_TEST_SKIP_HUGE=1 timeout "${KMASK_SANITIZE_TIMEOUT:-100}" compute-sanitizer --tool "$tool" --error-exitcode 99 \
-          "$cuda_bin/unit_tests/kmask_unit_tests_cuda" --gtest_brief=1 \
-          '--gtest_filter=-*more_segments*:*many_ranges*:*longer_than*:*repeated_runs*:*a_million_segments*:*around_a_grid_dimension*:*resource_failure*' >"$out/sanitize-$tool.log" 2>&1
-        r=$?
-        tail -4 "$out/sanitize-$tool.log"
-        [ $r -eq 0 ] || rc=1
-      done
+      # The sanitizers slow kernels 10-100x: the six largest tests are left to the plain run, and
+      # the resource-failure test too (its deliberate out-of-memory cudaMalloc is an API error to them).
+      sanitize "${KMASK_SANITIZE_TIMEOUT:-100}" \
+        '-*more_segments*:*many_ranges*:*longer_than*:*repeated_runs*:*a_million_segments*:*around_a_grid_dimension*:*resource_failure*'
       ;;
     bench-key)
       step "benchmarks (key cells)"
-      "$cuda_bin/perf_tests/kmask_benchmarks" --benchmark_min_time=0.05 \
-        '--benchmark_filter=segmented_binop/inplace/and/segments:(10|100|1000)/masks:(4|8|16)/bits:(1048576|16777216)/|segmented_binop/(inplace|alloc)/and/segments:(1000|10000)/masks:(4|16)/bits:(32|128)/|count_set_bits|segmented_count_set_bits|copy_bitmask' \
-        --benchmark_out="$out/bench-key.json" --benchmark_out_format=json \
-        --benchmark_counters_tabular=true 2>&1 | tee "$out/bench-key.txt" | grep -v "^-" | cut -c1-230
+      bench "$cuda_bin/perf_tests/kmask_benchmarks" key 0.05 \
+        'segmented_binop/inplace/and/segments:(10|100|1000)/masks:(4|8|16)/bits:(1048576|16777216)/|segmented_binop/(inplace|alloc)/and/segments:(1000|10000)/masks:(4|16)/bits:(32|128)/|count_set_bits|segmented_count_set_bits|copy_bitmask'
       ;;
     bench-wide)
       # The wide-kernel cells of the targets (2^20, 2^24 and 2^27 bits, in place, AND and the OR case).
       step "benchmarks (wide cells)"
-      "$cuda_bin/perf_tests/kmask_benchmarks" --benchmark_min_time=0.02 \
-        '--benchmark_filter=segmented_binop/inplace/(and|or)/segments:(10|100|1000)/masks:(4|8|16)/bits:(1048576|16777216)/|segmented_binop/inplace/and/segments:10/masks:(4|16)/bits:134217728/' \
-        --benchmark_out="$out/bench-wide.json" --benchmark_out_format=json \
-        --benchmark_counters_tabular=true 2>&1 | tee "$out/bench-wide.txt" | grep -v "^-" | cut -c1-230
+      bench "$cuda_bin/perf_tests/kmask_benchmarks" wide 0.02 \
+        'segmented_binop/inplace/(and|or)/segments:(10|100|1000)/masks:(4|8|16)/bits:(1048576|16777216)/|segmented_binop/inplace/and/segments:10/masks:(4|16)/bits:134217728/'
       ;;
     bench-full)
       step "benchmarks (all)"
@@ -63,24 +70,13 @@ for s in "$@"; do
       ;;
     bench-host)
       step "host benchmarks (OpenMP, all cores)"
-      OMP_PROC_BIND=spread OMP_PLACES=threads "$host_bin/perf_tests/kmask_benchmarks" --benchmark_min_time=0.05 \
-        "--benchmark_filter=${KMASK_HOST_FILTER:-segmented_binop/inplace/and/segments:(10|100)/masks:(4|16)/bits:(16777216|134217728)/|count_set_bits/(24|27)|copy_bitmask/(24|27)/}" \
-        --benchmark_out="$out/bench-host-openmp.json" --benchmark_out_format=json \
-        --benchmark_counters_tabular=true 2>&1 | tee "$out/bench-host-openmp.txt" | grep -v "^-" | cut -c1-200
+      OMP_PROC_BIND=spread OMP_PLACES=threads bench "$host_bin/perf_tests/kmask_benchmarks" host-openmp 0.05 \
+        "${KMASK_HOST_FILTER:-segmented_binop/inplace/and/segments:(10|100)/masks:(4|16)/bits:(16777216|134217728)/|count_set_bits/(24|27)|copy_bitmask/(24|27)/}"
       ;;
     sanitize-all)
-      # Every test under every tool, except the >2^32-bit case (1.6 GB under memcheck's shadow
-      # memory runs for many minutes; the plain `tests` step runs it) and the resource-failure test,
-      # whose deliberate out-of-memory cudaMalloc each tool reports as a CUDA API error.
-      for tool in memcheck racecheck initcheck synccheck; do
-        step "compute-sanitizer $tool (all tests)"
-        KMASK_TEST_SKIP_HUGE=1 timeout "${KMASK_SANITIZE_TIMEOUT:-240}" compute-sanitizer --tool "$tool" \
-          --error-exitcode 99 "$cuda_bin/unit_tests/kmask_unit_tests_cuda" --gtest_brief=1 \
-          '--gtest_filter=-*longer_than*:*resource_failure*' >"$out/sanitize-$tool.log" 2>&1
-        r=$?
-        tail -4 "$out/sanitize-$tool.log"
-        [ $r -eq 0 ] || rc=1
-      done
+      # Every test except the >2^32-bit case (1.6 GB under memcheck's shadow memory runs for many
+      # minutes; the plain `tests` step runs it) and the resource-failure test (see above).
+      sanitize "${KMASK_SANITIZE_TIMEOUT:-240}" '-*longer_than*:*resource_failure*'
       ;;
     bench-variants)
       # Tuning builds (build/cuda-*, configured with -DKMASK_GPU_ITEMS=... / -DKMASK_SOURCE_BATCH=...)
@@ -89,10 +85,8 @@ for s in "$@"; do
         name=$(basename "$dir")
         [ -x "$dir/perf_tests/kmask_benchmarks" ] || continue
         step "benchmarks, variant $name ($(grep -o 'CMAKE_CXX_FLAGS:STRING=.*' "$dir/CMakeCache.txt"))"
-        "$dir/perf_tests/kmask_benchmarks" --benchmark_min_time=0.05 \
-          '--benchmark_filter=segmented_binop/inplace/and/segments:(10|100|1000)/masks:(4|16)/bits:(1048576|16777216)/|segmented_binop/inplace/and/segments:(1000|10000)/masks:(4|16)/bits:(32|128)/' \
-          --benchmark_out="$out/bench-$name.json" --benchmark_out_format=json \
-          --benchmark_counters_tabular=true 2>&1 | tee "$out/bench-$name.txt" | grep -v "^-" | cut -c1-200
+        bench "$dir/perf_tests/kmask_benchmarks" "$name" 0.05 \
+          'segmented_binop/inplace/and/segments:(10|100|1000)/masks:(4|16)/bits:(1048576|16777216)/|segmented_binop/inplace/and/segments:(1000|10000)/masks:(4|16)/bits:(32|128)/'
       done
       ;;
     ncu)
