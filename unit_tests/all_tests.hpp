@@ -14,4 +14,7 @@ using namespace kmask_test;
 #include "tests/test_binop_and_superimpose.hpp"
 #include "tests/test_errors.hpp"
 #include "tests/test_big_and_repeat.hpp"
+#include "tests/test_edges.hpp"
+#include "tests/test_determinism.hpp"
+#include "tests/test_resources.hpp"
 #include "tests/test_profiling_labels.hpp"

@@ -51,7 +51,7 @@ std::pair<Kokkos::View<word_type*, typename ExecSpace::memory_space>, size_type>
   detail::segmented_binop_args<memory_space, Op, detail::strided_destinations> a{
       op,    d.offsets, d.sources, detail::strided_destinations{mask.data(), 0}, count, 1, size_bits,
       num_words(size_bits), static_cast<size_type>(mask.extent(0))};
-  detail::launch_segmented_binop(exec, a);
+  detail::launch_segmented_binop(fn, exec, a);
   return {mask, detail::read_count(exec, count)};
 }
 
@@ -85,7 +85,7 @@ size_type inplace_binop(const ExecSpace& exec, const Op& op, const DestView& des
   Kokkos::View<size_type*, memory_space> count(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing,
                                                                   "kmask::inplace_binop::null_count"),
                                                1);
-  plan.run(exec, op, count);
+  plan.run(fn, exec, op, count);
   return detail::read_count(exec, count);
 }
 
@@ -133,7 +133,7 @@ void superimpose_nulls(const ExecSpace& exec, const ParentView& parent, size_typ
     offsets.push_back(static_cast<size_type>(masks.size()));
   }
   const segmented_binop_plan<ExecSpace> plan(fn, exec, children, masks, begin_bits, size_bits, offsets);
-  plan.run(exec, bit_and{}, child_null_counts);
+  plan.run(fn, exec, bit_and{}, child_null_counts);
 }
 
 /// superimpose_nulls() on the default execution space.

@@ -37,7 +37,7 @@ Kokkos::View<word_type*, typename ExecSpace::memory_space> copy_bitmask(
   detail::segmented_binop_args<memory_space, bit_or, detail::strided_destinations> a{
       bit_or{}, d.offsets, d.sources, detail::strided_destinations{out.data(), 0}, scratch, 1, size_bits,
       num_words(size_bits), static_cast<size_type>(out.extent(0))};
-  detail::launch_segmented_binop(exec, a);
+  detail::launch_segmented_binop(fn, exec, a);
   return out;
 }
 

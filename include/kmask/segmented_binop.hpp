@@ -84,7 +84,7 @@ class segmented_binop_plan {
     detail::check_counter_extent("kmask::segmented_binop_plan::execute", "null_counts",
                                  static_cast<size_type>(null_counts.extent(0)), d_.num_segments,
                                  null_counts.data() == nullptr);
-    run(exec, op, null_counts);
+    run("kmask::segmented_binop_plan::execute", exec, op, null_counts);
   }
 
   /// Number of segments, hence of destinations and of null counts execute() writes.
@@ -118,13 +118,15 @@ class segmented_binop_plan {
                   "kmask::segmented_binop_plan: destinations must be writable views");
   }
 
+  // `fn` names the public call in messages (the launch can still refuse more teams than an int holds).
   template <class Op>
-  void run(const ExecSpace& exec, const Op& op, const Kokkos::View<size_type*, memory_space>& null_counts) const {
+  void run(const char* fn, const ExecSpace& exec, const Op& op,
+           const Kokkos::View<size_type*, memory_space>& null_counts) const {
     detail::stage_sources(exec, d_);
     detail::segmented_binop_args<memory_space, Op, detail::pointer_destinations<memory_space>> a{
         op,          d_.offsets,     d_.sources, detail::pointer_destinations<memory_space>{d_.destinations},
         null_counts, d_.num_segments, d_.size_bits, num_words(d_.size_bits), num_words(d_.size_bits)};
-    detail::launch_segmented_binop(exec, a);
+    detail::launch_segmented_binop(fn, exec, a);
   }
   /// \endcond
 
@@ -158,7 +160,7 @@ void inplace_segmented_binop(const ExecSpace& exec, const Op& op, const std::vec
   detail::check_counter_extent(fn, "null_counts", static_cast<size_type>(null_counts.extent(0)),
                                static_cast<size_type>(segment_offsets.size()) - 1, null_counts.data() == nullptr);
   const segmented_binop_plan<ExecSpace> plan(fn, exec, destinations, masks, begin_bits, size_bits, segment_offsets);
-  plan.run(exec, op, null_counts);
+  plan.run(fn, exec, op, null_counts);
 }
 
 /// inplace_segmented_binop() with a prepared plan: launches only.
@@ -213,7 +215,7 @@ segmented_result<typename ExecSpace::memory_space> segmented_binop(const ExecSpa
   detail::segmented_binop_args<memory_space, Op, detail::strided_destinations> a{
       op,          d.offsets,      d.sources,   detail::strided_destinations{result.masks.data(), row_words},
       result.null_counts, d.num_segments, size_bits, words, row_words};
-  detail::launch_segmented_binop(exec, a);
+  detail::launch_segmented_binop(fn, exec, a);
   return result;
 }
 

@@ -294,13 +294,13 @@ void zero_counts(const ExecSpace& exec, const Kokkos::View<size_type*, typename 
 }
 
 template <class ExecSpace, class Op, class Destinations>
-void launch_segmented_binop(const ExecSpace& exec,
+void launch_segmented_binop(const char* fn, const ExecSpace& exec,
                             const segmented_binop_args<typename ExecSpace::memory_space, Op, Destinations>& a) {
   if (a.num_segments == 0) return;
   if (a.words <= small_segment_words<ExecSpace>()) {
     const small_shape shape = small_shape_for<ExecSpace>(a.words);
     const size_type league  = (a.num_segments + shape.segments_per_team - 1) / shape.segments_per_team;
-    check_league_size("kmask::segmented_binop", league);
+    check_league_size(fn, league);
     Kokkos::parallel_for(
         "kmask::segmented_binop::small_segments",
         Kokkos::TeamPolicy<ExecSpace>(exec, static_cast<int>(league), shape.team_size, shape.vector_length),
@@ -310,7 +310,7 @@ void launch_segmented_binop(const ExecSpace& exec,
   if (uses_cpu_kernels<ExecSpace>()) {
     const size_type units = (a.row_words + cpu_unit_words - 1) / cpu_unit_words;
     // The same limit as the GPU form's, so a call is accepted or refused alike on every backend.
-    check_league_size("kmask::segmented_binop", a.num_segments * units);
+    check_league_size(fn, a.num_segments * units);
     zero_counts(exec, a.null_counts, a.num_segments, "kmask::segmented_binop::zero_counts");
     Kokkos::parallel_for("kmask::segmented_binop::words",
                          Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<size_type>>(exec, 0, a.num_segments * units),
@@ -319,7 +319,7 @@ void launch_segmented_binop(const ExecSpace& exec,
   }
   const team_shape shape = gpu_shape_for<ExecSpace>(a.row_words);
   const size_type league = a.num_segments * shape.teams_per_segment;
-  check_league_size("kmask::segmented_binop", league);
+  check_league_size(fn, league);
   zero_counts(exec, a.null_counts, a.num_segments, "kmask::segmented_binop::zero_counts");
   Kokkos::parallel_for("kmask::segmented_binop::words",
                        Kokkos::TeamPolicy<ExecSpace>(exec, static_cast<int>(league), shape.team_size),
