@@ -91,11 +91,13 @@ void run_inplace(benchmark::State& state, segmented_case c, Op op) {
   set_rates(state, p->bytes);
   state.counters["median_us"] = ours * 1e6;
   state.counters["vs_copy"]   = same_bytes_copy_time(exec, static_cast<size_type>(p->bytes)) / ours;
-  state.counters["speedup"] =
-      time_median(exec, [&] { warp_per_segment_binop(exec, op, *p->plan, p->null_counts); }) / ours;
+  if (measure_peers()) {
+    state.counters["speedup"] =
+        time_median(exec, [&] { warp_per_segment_binop(exec, op, *p->plan, p->null_counts); }) / ours;
 #ifdef KMASK_BENCH_HAVE_KOKKOSKERNELS
-  state.counters["vs_kokkosblas"] = kokkosblas_time(exec, p->bytes) / ours;
+    state.counters["vs_kokkosblas"] = kokkosblas_time(exec, p->bytes) / ours;
 #endif
+  }
 }
 
 void run_allocating(benchmark::State& state, segmented_case c) {

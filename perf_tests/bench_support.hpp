@@ -26,6 +26,13 @@ inline size_type max_bytes() {
   return kmask::detail::runs_on_host<exec_space>() ? (size_type{3} << 30) : (size_type{24} << 30);
 }
 
+// Whether to time the peers (warp-per-segment baseline, KokkosBlas) too; KMASK_BENCH_NO_PEERS=1
+// leaves them out, for quick side-by-side runs of tuning builds.
+inline bool measure_peers() {
+  const char* s = std::getenv("KMASK_BENCH_NO_PEERS");
+  return s == nullptr || std::string(s) != "1";
+}
+
 // Seconds of one fenced run of f.
 template <class F>
 double time_once(const exec_space& exec, F&& f) {

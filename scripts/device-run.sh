@@ -79,28 +79,30 @@ for s in "$@"; do
       sanitize "${KMASK_SANITIZE_TIMEOUT:-240}" '-*longer_than*:*resource_failure*'
       ;;
     bench-variants)
-      # Tuning builds (build/cuda-*, configured with -DKMASK_GPU_ITEMS=... / -DKMASK_SOURCE_BATCH=...)
-      # on the wide-kernel cells, for comparison with bench-key's numbers from build/cuda.
-      for dir in "$cuda_bin"/ build/cuda-*/; do
+      # Tuning builds (build/cuda-* or build/tune/cuda-*, configured with -DKMASK_GPU_ITEMS=... and the
+      # other macros of launch_shape.hpp) side by side on the wide-kernel cells, without the peers.
+      for dir in "$cuda_bin"/ build/cuda-*/ build/tune/cuda-*/; do
         name=$(basename "$dir")
         [ -x "$dir/perf_tests/kmask_benchmarks" ] || continue
         step "benchmarks, variant $name ($(grep -o 'CMAKE_CXX_FLAGS:STRING=.*' "$dir/CMakeCache.txt"))"
-        bench "$dir/perf_tests/kmask_benchmarks" "$name" 0.05 \
-          'segmented_binop/inplace/and/segments:(10|100|1000)/masks:(4|16)/bits:(1048576|16777216)/|segmented_binop/inplace/and/segments:(1000|10000)/masks:(4|16)/bits:(32|128)/'
+        KMASK_BENCH_NO_PEERS=1 bench "$dir/perf_tests/kmask_benchmarks" "$name" "${KMASK_VARIANT_MIN_TIME:-0.05}" \
+          'segmented_binop/inplace/and/segments:(10|100|1000)/masks:(4|16)/bits:1048576/|segmented_binop/inplace/and/segments:(10|100)/masks:(4|16)/bits:16777216/'
       done
       ;;
     ncu)
-      # Hardware counters for the wide kernel at 2^24 bits, aligned and unaligned (clocks left alone).
-      for align in aligned unaligned; do
-        step "ncu $align"
-        timeout 200 ncu --clock-control none --kernel-name-base demangled -k regex:wide_segments_functor \
-          --launch-skip 3 --launch-count 1 --section SpeedOfLight --section MemoryWorkloadAnalysis \
-          --section Occupancy --section LaunchStats --section WarpStateStats \
-          "$cuda_bin/perf_tests/kmask_benchmarks" --benchmark_min_time=0.01 \
-          "--benchmark_filter=segmented_binop/inplace/and/segments:10/masks:4/bits:16777216/$align/" \
-          >"$out/ncu-$align.txt" 2>&1
-        grep -E "Duration|DRAM Throughput|Memory Throughput|Achieved Occupancy|Registers Per|Theoretical Occupancy|Block Limit|Stall|L1/TEX Hit|L2 Hit" "$out/ncu-$align.txt" | head -30
+      # Hardware counters for the wide kernel (clocks left alone): 2^24 bits x 10 segments x 4 masks
+      # aligned and unaligned, and 2^20 bits x 1000 segments x 4 masks; one report file.
+      step "ncu"
+      for cell in segments:10/masks:4/bits:16777216/aligned segments:10/masks:4/bits:16777216/unaligned \
+        segments:1000/masks:4/bits:1048576/aligned; do
+        echo "##### $cell" >>"$out/ncu.txt"
+        timeout 200 ncu --clock-control none --kernel-name-base demangled -k regex:wide_segments_functor --launch-skip 3 --launch-count 1 \
+          --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy --section LaunchStats \
+          --section WarpStateStats --section SchedulerStats \
+          env KMASK_BENCH_NO_PEERS=1 "$cuda_bin/perf_tests/kmask_benchmarks" --benchmark_min_time=0.01 \
+          "--benchmark_filter=segmented_binop/inplace/and/$cell/" >>"$out/ncu.txt" 2>&1 || rc=1
       done
+      grep -E "#####|Duration|DRAM Throughput|Achieved Occupancy|Registers Per|Theoretical Occupancy|Stall|Warp Cycles Per Issued|Eligible Warps|No Eligible" "$out/ncu.txt" | head -60
       ;;
     *) echo "unknown step $s"; rc=2 ;;
   esac

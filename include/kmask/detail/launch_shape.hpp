@@ -44,6 +44,16 @@ constexpr bool uses_cpu_kernels() {
 #ifndef KMASK_SMALL_SOURCE_BATCH
 #define KMASK_SMALL_SOURCE_BATCH 8
 #endif
+// Teams of the wide GPU kernel the compiler must fit on one SM at once (0: its own choice). It caps
+// registers per thread at 64K / (256 x this), trading registers for resident warps.
+#ifndef KMASK_GPU_MIN_TEAMS_PER_SM
+#define KMASK_GPU_MIN_TEAMS_PER_SM 0
+#endif
+// Blocks of gpu_items x team-size words one wide-kernel team walks in turn, at most: a team's fixed
+// cost (start, offsets and descriptor reads, reduction, atomic) is paid once for all of them.
+#ifndef KMASK_GPU_MAX_BLOCKS_PER_TEAM
+#define KMASK_GPU_MAX_BLOCKS_PER_TEAM 8
+#endif
 constexpr int gpu_items          = KMASK_GPU_ITEMS;
 constexpr int source_batch       = KMASK_SOURCE_BATCH;
 constexpr int small_source_batch = KMASK_SMALL_SOURCE_BATCH;
@@ -83,8 +93,9 @@ small_shape small_shape_for(size_type words) {
 struct team_shape {
   int team_size;              // threads of one team
   size_type groups;           // TeamThreadRange indices of one team; each owns `items` words
-  size_type words_per_team;   // destination words one team covers
+  size_type words_per_team;   // destination words one team covers (blocks_per_team blocks)
   size_type teams_per_segment;
+  int blocks_per_team = 1;    // blocks of groups x items words a team walks in turn
 };
 
 // Teams of the GPU-form segmented kernel: no larger than the segment needs, 32..256 threads, each
@@ -96,11 +107,25 @@ inline size_type gpu_team_threads(size_type words, size_type items) {
   return threads;
 }
 
+// Measured on the H200 (perf_tests/results/h200/tuning.md): teams walking 3-6 blocks raised
+// 4-mask segments from 0.74-0.80 to 0.82-0.85 of copy speed, while 16-mask segments, whose blocks
+// are long already, lost up to 0.1 with shifted sources. So a team walks blocks until it has read
+// about 16 source blocks, and only while the call still has enough teams to fill the device.
 template <class ExecSpace>
-team_shape gpu_shape_for(size_type words) {
+team_shape gpu_shape_for(const ExecSpace& exec, size_type words, size_type num_segments,
+                         size_type sources_per_segment) {
   const size_type threads = gpu_team_threads(words, gpu_items);
-  const size_type chunk   = threads * gpu_items;
-  return {runs_on_host<ExecSpace>() ? 1 : static_cast<int>(threads), threads, chunk, (words + chunk - 1) / chunk};
+  const size_type block   = threads * gpu_items;
+  const size_type blocks  = (words + block - 1) / block;
+  // At least ~8 waves of 256-thread teams at two teams per SM (concurrency() is the device's
+  // resident-thread capacity, 2048 per SM on the H200).
+  const size_type min_teams = 2 * static_cast<size_type>(exec.concurrency()) / 256;
+  const size_type by_fill   = min_teams > 0 ? (num_segments * blocks) / min_teams : blocks;
+  const size_type by_work   = (16 + sources_per_segment - 1) / std::max<size_type>(1, sources_per_segment);
+  const size_type per_team  = std::max<size_type>(
+      1, std::min<size_type>({by_fill, by_work, blocks, size_type{KMASK_GPU_MAX_BLOCKS_PER_TEAM}}));
+  return {runs_on_host<ExecSpace>() ? 1 : static_cast<int>(threads), threads, block * per_team,
+          (blocks + per_team - 1) / per_team, static_cast<int>(per_team)};
 }
 
 // Teams of the counting kernels, which read one word per index: a GPU team per block of

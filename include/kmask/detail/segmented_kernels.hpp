@@ -13,6 +13,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 namespace kmask {
 namespace detail {
@@ -170,16 +171,44 @@ struct small_segments_functor {
   }
 };
 
-// GPU form, segments wider than small_segment_words: a team per block of words of one segment;
-// the team's null count is reduced in the team and added to the segment's counter with one atomic.
-// Each TeamThreadRange index owns gpu_items words strided by the group count, so every load
-// instruction of a warp reads consecutive words.
+// GPU form, segments wider than small_segment_words: a team per run of blocks of one segment; the
+// team's null count is reduced in the team and added to the segment's counter with one atomic.
+// Each TeamThreadRange index owns gpu_items words per block strided by the group count, so every
+// load instruction of a warp reads consecutive words.
 template <class ExecSpace, class Op, class Destinations>
 struct wide_segments_functor {
   using member_type    = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
   static constexpr int items = gpu_items;
   segmented_binop_args<typename ExecSpace::memory_space, Op, Destinations> a;
   team_shape shape;
+
+  // Words w0, w0 + stride, ... (`items` of them) of segment s: combined, stored, nulls returned.
+  KOKKOS_FORCEINLINE_FUNCTION size_type block(size_type first, size_type last, word_type* out, size_type w0) const {
+    const size_type bits = a.size_bits, words = a.words, row_words = a.row_words;
+    const size_type stride = shape.groups;
+    word_type acc[items];
+    combine_block<items, source_batch>(a.op, a.sources.data(), first, last, w0, stride, words, bits, acc);
+    size_type nulls = 0;
+    if (w0 + (items - 1) * stride + 1 < words) {
+      // Not the segment's last word: every bit is inside size_bits, no tail mask, no padding.
+      for (int i = 0; i < items; ++i) {
+        out[w0 + i * stride] = acc[i];
+        nulls += word_bits - popcount32(acc[i]);
+      }
+      return nulls;
+    }
+    for (int i = 0; i < items; ++i) {
+      const size_type w = w0 + i * stride;
+      if (w < words) {
+        const word_type word = acc[i] & valid_bits_of_word(w, bits);
+        out[w]               = word;
+        nulls += nulls_in_word(word, w, bits);
+      } else if (w < row_words) {
+        out[w] = 0;
+      }
+    }
+    return nulls;
+  }
 
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
     const size_type league = team.league_rank();
@@ -189,35 +218,17 @@ struct wide_segments_functor {
     if (begin >= a.row_words) return;
     const size_type first = a.offsets(s), last = a.offsets(s + 1);
     word_type* out        = a.destinations.row(s);
-    const source_ref* src = a.sources.data();
-    const auto op         = a.op;
-    const size_type bits = a.size_bits, words = a.words, row_words = a.row_words;
-    const size_type stride = shape.groups;
+    const size_type block_words = shape.groups * items;
 
     size_type nulls = 0;
     Kokkos::parallel_reduce(
         Kokkos::TeamThreadRange(team, shape.groups),
         [&](size_type g, size_type& acc_nulls) {
-          const size_type w0 = begin + g;
-          word_type acc[items];
-          combine_block<items, source_batch>(op, src, first, last, w0, stride, words, bits, acc);
-          if (w0 + (items - 1) * stride + 1 < words) {
-            // Not the segment's last word: every bit is inside size_bits, no tail mask, no padding.
-            for (int i = 0; i < items; ++i) {
-              out[w0 + i * stride] = acc[i];
-              acc_nulls += word_bits - popcount32(acc[i]);
-            }
-            return;
-          }
-          for (int i = 0; i < items; ++i) {
-            const size_type w = w0 + i * stride;
-            if (w < words) {
-              const word_type word = acc[i] & valid_bits_of_word(w, bits);
-              out[w]               = word;
-              acc_nulls += nulls_in_word(word, w, bits);
-            } else if (w < row_words) {
-              out[w] = 0;
-            }
+          // The same trip count in every lane: a block starting past the row ends the walk for all.
+          for (int k = 0; k < shape.blocks_per_team; ++k) {
+            const size_type b0 = begin + k * block_words;
+            if (b0 >= a.row_words) break;
+            acc_nulls += block(first, last, out, b0 + g);
           }
         },
         nulls);
@@ -317,12 +328,19 @@ void launch_segmented_binop(const char* fn, const ExecSpace& exec,
                          cpu_segments_functor<ExecSpace, Op, Destinations>{a, units});
     return;
   }
-  const team_shape shape = gpu_shape_for<ExecSpace>(a.row_words);
+  const size_type sources_per_segment =
+      (static_cast<size_type>(a.sources.extent(0)) + a.num_segments - 1) / a.num_segments;
+  const team_shape shape = gpu_shape_for(exec, a.row_words, a.num_segments, sources_per_segment);
   const size_type league = a.num_segments * shape.teams_per_segment;
-  check_league_size(fn, league);
+  // Judged on one team per block, whatever blocks_per_team this device gets, so a call is
+  // accepted or refused alike on every device and backend.
+  const size_type block_words = shape.groups * gpu_items;
+  check_league_size(fn, a.num_segments * ((a.row_words + block_words - 1) / block_words));
   zero_counts(exec, a.null_counts, a.num_segments, "kmask::segmented_binop::zero_counts");
-  Kokkos::parallel_for("kmask::segmented_binop::words",
-                       Kokkos::TeamPolicy<ExecSpace>(exec, static_cast<int>(league), shape.team_size),
+  using wide_policy = std::conditional_t<(KMASK_GPU_MIN_TEAMS_PER_SM > 0),
+                                         Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<256, KMASK_GPU_MIN_TEAMS_PER_SM>>,
+                                         Kokkos::TeamPolicy<ExecSpace>>;
+  Kokkos::parallel_for("kmask::segmented_binop::words", wide_policy(exec, static_cast<int>(league), shape.team_size),
                        wide_segments_functor<ExecSpace, Op, Destinations>{a, shape});
 }
 
