@@ -17,7 +17,7 @@ sanitize() {
   local tool r
   for tool in memcheck racecheck initcheck synccheck; do
     step "compute-sanitizer $tool"
-    KMASK_TEST_SKIP_HUGE=1 timeout "$1" compute-sanitizer --tool "$tool" --error-exitcode 99 \
+    KMASK_TEST_SKIP_HUGE=1 timeout "$1" compute-sanitizer --tool "$tool" --error-exitcode 99 --print-limit 100000 \
       "$cuda_bin/unit_tests/kmask_unit_tests_cuda" --gtest_brief=1 "--gtest_filter=$2" >"$out/sanitize-$tool.log" 2>&1
     r=$?
     tail -4 "$out/sanitize-$tool.log"

@@ -37,6 +37,17 @@ KOKKOS_FORCEINLINE_FUNCTION void atomic_add_count(std::int64_t* p, std::int64_t 
   Kokkos::atomic_add(reinterpret_cast<unsigned long long*>(p), static_cast<unsigned long long>(v));
 }
 
+// Word `v` of lane `src` of this 32-lane CUDA warp; all 32 lanes must call it together. Only in
+// CUDA device code (KMASK_HAS_LANE_SHUFFLE); callers keep a portable path beside it.
+#if defined(__CUDA_ARCH__)
+#define KMASK_HAS_LANE_SHUFFLE 1
+__device__ __forceinline__ std::uint32_t word_from_lane(std::uint32_t v, int src) {
+  return __shfl_sync(0xffffffffu, v, src);
+}
+#else
+#define KMASK_HAS_LANE_SHUFFLE 0
+#endif
+
 // Host memory the execution space's memory can be copied from asynchronously: page-locked where
 // the backend has such a space (a pageable source makes the copy synchronous and slower), plain
 // host memory otherwise. Kokkos 3.4 and 4.x both spell the CUDA one Kokkos::CudaHostPinnedSpace.

@@ -54,7 +54,14 @@ constexpr bool uses_cpu_kernels() {
 #ifndef KMASK_GPU_MAX_BLOCKS_PER_TEAM
 #define KMASK_GPU_MAX_BLOCKS_PER_TEAM 8
 #endif
+// Shifted sources on CUDA: a word's successor comes from the next lane's register (one shuffle)
+// rather than from a second load of the same cache lines; 0 keeps the second load.
+#ifndef KMASK_LANE_SHUFFLE
+#define KMASK_LANE_SHUFFLE 1
+#endif
 constexpr int gpu_items          = KMASK_GPU_ITEMS;
+// Lanes of a CUDA warp: the GPU form lays words out in runs of this many.
+constexpr size_type warp_lanes = 32;
 constexpr int source_batch       = KMASK_SOURCE_BATCH;
 constexpr int small_source_batch = KMASK_SMALL_SOURCE_BATCH;
 

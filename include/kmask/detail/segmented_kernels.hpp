@@ -80,12 +80,19 @@ struct segmented_binop_args {
 // loads are issued together, unconditionally, before any is combined; shifted sources add the
 // next word of each (the second load mostly hits the cache line the first brought). What is left
 // goes in batches of half the size, down to one source at a time with a bounds check per read.
-template <int Items, int Batch, class Op>
+//
+// WarpRuns: the caller is a CUDA warp whose lane l holds words w0 - l + 32 i + l, i < Items (32
+// consecutive words per item, stride 32). Then the batched path is taken or left by the whole warp,
+// judged by its last word, and a shifted source's next word is the next lane's (lane 31's: lane 0's
+// next item; after the last item, one word lane 0 loads): one extra load per warp and source, where
+// a second load per word would fetch every line twice from L2 (measured: shifted sources ran at L2,
+// not DRAM, speed).
+template <int Items, int Batch, bool WarpRuns, class Op>
 KOKKOS_FORCEINLINE_FUNCTION void combine_sources(const Op& op, const source_ref* sources, size_type j,
                                                  size_type last, size_type w0, size_type stride, size_type words,
                                                  size_type size_bits, word_type (&acc)[Items]) {
   if constexpr (Batch > 1) {
-    const size_type w_max = w0 + (Items - 1) * stride;
+    const size_type w_max = (WarpRuns ? w0 | (warp_lanes - 1) : w0) + (Items - 1) * stride;
     if (w_max < words) {
       for (; j + Batch <= last; j += Batch) {
         const word_type* lo[Batch];
@@ -105,14 +112,31 @@ KOKKOS_FORCEINLINE_FUNCTION void combine_sources(const Op& op, const source_ref*
         for (int b = 0; b < Batch; ++b)
           for (int i = 0; i < Items; ++i) v[b][i] = lo[b][w0 + i * stride];
         if (!aligned) {
-          for (int b = 0; b < Batch; ++b)
-            for (int i = 0; i < Items; ++i) v[b][i] = funnel_shift(v[b][i], hi[b][w0 + i * stride], shift[b]);
+#if KMASK_HAS_LANE_SHUFFLE && KMASK_LANE_SHUFFLE
+          if constexpr (WarpRuns) {
+            const int lane = static_cast<int>(w0 & (warp_lanes - 1));
+            word_type after[Batch];  // the word after the warp's run (in bounds: w_max + 1 <= last)
+            for (int b = 0; b < Batch; ++b)
+              after[b] = lane == 0 ? hi[b][w0 + (Items - 1) * stride + (warp_lanes - 1)] : word_type{0};
+            for (int b = 0; b < Batch; ++b)
+              for (int i = 0; i < Items; ++i) {
+                // Lane 0 offers what lane 31 needs; every other lane offers its own word to the lane below.
+                const word_type offer = lane != 0 ? v[b][i] : (i + 1 < Items ? v[b][i + 1] : after[b]);
+                const word_type next  = word_from_lane(offer, (lane + 1) & (warp_lanes - 1));
+                v[b][i]               = funnel_shift(v[b][i], next, shift[b]);
+              }
+          } else
+#endif
+          {
+            for (int b = 0; b < Batch; ++b)
+              for (int i = 0; i < Items; ++i) v[b][i] = funnel_shift(v[b][i], hi[b][w0 + i * stride], shift[b]);
+          }
         }
         for (int b = 0; b < Batch; ++b)
           for (int i = 0; i < Items; ++i) acc[i] = op(acc[i], v[b][i]);
       }
     }
-    combine_sources<Items, Batch / 2>(op, sources, j, last, w0, stride, words, size_bits, acc);
+    combine_sources<Items, Batch / 2, WarpRuns>(op, sources, j, last, w0, stride, words, size_bits, acc);
   } else {
     for (; j < last; ++j) {
       const positioned_source ps(sources[j], size_bits);
@@ -124,12 +148,12 @@ KOKKOS_FORCEINLINE_FUNCTION void combine_sources(const Op& op, const source_ref*
   }
 }
 
-template <int Items, int Batch, class Op>
+template <int Items, int Batch, bool WarpRuns = false, class Op>
 KOKKOS_FORCEINLINE_FUNCTION void combine_block(const Op& op, const source_ref* sources, size_type first,
                                                size_type last, size_type w0, size_type stride, size_type words,
                                                size_type size_bits, word_type (&acc)[Items]) {
   for (int i = 0; i < Items; ++i) acc[i] = op.identity();
-  combine_sources<Items, Batch>(op, sources, first, last, w0, stride, words, size_bits, acc);
+  combine_sources<Items, Batch, WarpRuns>(op, sources, first, last, w0, stride, words, size_bits, acc);
 }
 
 // Small segments (at most small_segment_words words): one segment per thread, one word per
@@ -173,21 +197,29 @@ struct small_segments_functor {
 
 // GPU form, segments wider than small_segment_words: a team per run of blocks of one segment; the
 // team's null count is reduced in the team and added to the segment's counter with one atomic.
-// Each TeamThreadRange index owns gpu_items words per block strided by the group count, so every
-// load instruction of a warp reads consecutive words.
+// In a block, each run of 32 TeamThreadRange indices (a warp on CUDA) owns 32 x gpu_items
+// consecutive words, index g word g % 32 of each 32, so every load instruction of a warp reads one
+// 128-byte line and neighbouring words sit in neighbouring lanes.
 template <class ExecSpace, class Op, class Destinations>
 struct wide_segments_functor {
   using member_type    = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
   static constexpr int items = gpu_items;
+#if defined(KOKKOS_ENABLE_CUDA)
+  // A Kokkos CUDA team of vector length 1 gives thread g index g: lanes are consecutive indices.
+  static constexpr bool warp_runs = std::is_same<ExecSpace, Kokkos::Cuda>::value;
+#else
+  static constexpr bool warp_runs = false;
+#endif
   segmented_binop_args<typename ExecSpace::memory_space, Op, Destinations> a;
   team_shape shape;
 
-  // Words w0, w0 + stride, ... (`items` of them) of segment s: combined, stored, nulls returned.
+  // Words w0, w0 + 32, ... (`items` of them) of the segment with sources [first, last), written to
+  // `out`; returns their null count.
   KOKKOS_FORCEINLINE_FUNCTION size_type block(size_type first, size_type last, word_type* out, size_type w0) const {
     const size_type bits = a.size_bits, words = a.words, row_words = a.row_words;
-    const size_type stride = shape.groups;
+    constexpr size_type stride = warp_lanes;
     word_type acc[items];
-    combine_block<items, source_batch>(a.op, a.sources.data(), first, last, w0, stride, words, bits, acc);
+    combine_block<items, source_batch, warp_runs>(a.op, a.sources.data(), first, last, w0, stride, words, bits, acc);
     size_type nulls = 0;
     if (w0 + (items - 1) * stride + 1 < words) {
       // Not the segment's last word: every bit is inside size_bits, no tail mask, no padding.
@@ -228,7 +260,7 @@ struct wide_segments_functor {
           for (int k = 0; k < shape.blocks_per_team; ++k) {
             const size_type b0 = begin + k * block_words;
             if (b0 >= a.row_words) break;
-            acc_nulls += block(first, last, out, b0 + g);
+            acc_nulls += block(first, last, out, b0 + (g / warp_lanes) * (warp_lanes * items) + g % warp_lanes);
           }
         },
         nulls);
