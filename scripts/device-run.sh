@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs prebuilt CUDA (and host) binaries on the GPU machine; used through the `device` tool with
 # build/cuda, build/host and build/device-libs carried. Writes logs and results under $OUT.
-#   scripts/device-run.sh STEP...   steps: info tests sanitize sanitize-all bench-key bench-full bench-host ncu
+#   scripts/device-run.sh STEP...   steps: info tests sanitize sanitize-all bench-key bench-wide bench-rest
+#                                   bench-full bench-host bench-variants ncu
 #   KMASK_HOST_BUILD   host build directory with OpenMP benchmarks (default build/host)
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -53,6 +54,12 @@ for s in "$@"; do
       step "benchmarks (key cells)"
       bench "$cuda_bin/perf_tests/kmask_benchmarks" key 0.05 \
         'segmented_binop/inplace/and/segments:(10|100|1000)/masks:(4|8|16)/bits:(1048576|16777216)/|segmented_binop/(inplace|alloc)/and/segments:(1000|10000)/masks:(4|16)/bits:(32|128)/|count_set_bits|segmented_count_set_bits|copy_bitmask'
+      ;;
+    bench-rest)
+      # What bench-wide leaves out: small masks in place and allocating, counting and copying.
+      step "benchmarks (small masks, allocating, counting, copying)"
+      bench "$cuda_bin/perf_tests/kmask_benchmarks" rest 0.02 \
+        'segmented_binop/(inplace|alloc)/and/segments:(1000|10000)/masks:(4|16)/bits:(32|128)/|count_set_bits|segmented_count_set_bits|copy_bitmask'
       ;;
     bench-wide)
       # The wide-kernel cells of the targets (2^20, 2^24 and 2^27 bits, in place, AND and the OR case).

@@ -32,7 +32,7 @@ constexpr bool uses_cpu_kernels() {
 // together before combining any of them (a power of two). Registers bound both: every load in flight
 // needs one, and registers per thread bound the threads an SM keeps resident.
 // Measured on the H200 (perf_tests/results/h200/tuning.md): 16 words x 2 sources beat 8 x 4, 4 x 4
-// and 16 x 1 at 2^20-2^24 bits; 16 x 2 and 8 x 4 both hold ~125-130 registers, one 256-thread team per
+// and 16 x 1 at 2^20-2^24 bits; 16 x 2 and 8 x 4 both hold ~125-130 registers, two 256-thread teams per
 // SM, so the words each thread streams per team decide.
 #ifndef KMASK_GPU_ITEMS
 #define KMASK_GPU_ITEMS 16
