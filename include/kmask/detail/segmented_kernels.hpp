@@ -78,15 +78,17 @@ struct segmented_binop_args {
 // addressed once its descriptor has arrived. So while every word the block needs from `Batch`
 // sources lies inside those sources (all blocks of a segment but its last), their Batch x Items
 // loads are issued together, unconditionally, before any is combined; shifted sources add the
-// next word of each (the second load mostly hits the cache line the first brought). What is left
-// goes in batches of half the size, down to one source at a time with a bounds check per read.
+// next word of each (from the neighbouring lane on CUDA, see WarpRuns; a second load elsewhere).
+// What is left goes in batches of half the size, down to one source at a time with a bounds check
+// per read.
 //
 // WarpRuns: the caller is a CUDA warp whose lane l holds words w0 - l + 32 i + l, i < Items (32
 // consecutive words per item, stride 32). Then the batched path is taken or left by the whole warp,
 // judged by its last word, and a shifted source's next word is the next lane's (lane 31's: lane 0's
 // next item; after the last item, one word lane 0 loads): one extra load per warp and source, where
-// a second load per word would fetch every line twice from L2 (measured: shifted sources ran at L2,
-// not DRAM, speed).
+// a second load per word fetched every line twice from L2 (shifted sources then ran at the speed an
+// L2 limit predicts, and at 0.82-0.92 of copy speed once it was gone:
+// perf_tests/results/h200/tuning.md).
 template <int Items, int Batch, bool WarpRuns, class Op>
 KOKKOS_FORCEINLINE_FUNCTION void combine_sources(const Op& op, const source_ref* sources, size_type j,
                                                  size_type last, size_type w0, size_type stride, size_type words,
