@@ -2,7 +2,8 @@
 # Runs prebuilt CUDA (and host) binaries on the GPU machine; used through the `device` tool with
 # build/cuda, build/host and build/device-libs carried. Writes logs and results under $OUT.
 #   scripts/device-run.sh STEP...   steps: info tests sanitize sanitize-all bench-key bench-wide bench-rest
-#                                   bench-full bench-host bench-variants ncu
+#                                   bench-full bench-host bench-variants bench-host-variants
+#                                   sanitize-large ncu
 #   KMASK_HOST_BUILD   host build directory with OpenMP benchmarks (default build/host)
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -88,13 +89,42 @@ for s in "$@"; do
     bench-variants)
       # Tuning builds (build/cuda-* or build/tune/cuda-*, configured with -DKMASK_GPU_ITEMS=... and the
       # other macros of launch_shape.hpp) side by side on the wide-kernel cells, without the peers.
-      for dir in "$cuda_bin"/ build/cuda-*/ build/tune/cuda-*/; do
+      # KMASK_VARIANT_DIRS picks the builds; KMASK_VARIANT_PEERS=1 keeps the peers (warp mapping, KokkosBlas).
+      for dir in ${KMASK_VARIANT_DIRS:-"$cuda_bin"/ build/cuda-*/ build/tune/cuda-*/}; do
         name=$(basename "$dir")
         [ -x "$dir/perf_tests/kmask_benchmarks" ] || continue
         step "benchmarks, variant $name ($(grep -o 'CMAKE_CXX_FLAGS:STRING=.*' "$dir/CMakeCache.txt"))"
-        KMASK_BENCH_NO_PEERS=1 bench "$dir/perf_tests/kmask_benchmarks" "$name" "${KMASK_VARIANT_MIN_TIME:-0.05}" \
-          'segmented_binop/inplace/and/segments:(10|100|1000)/masks:(4|16)/bits:1048576/|segmented_binop/inplace/and/segments:(10|100)/masks:(4|16)/bits:16777216/'
+        if [ "${KMASK_VARIANT_PEERS:-0}" = 1 ]; then unset KMASK_BENCH_NO_PEERS; else export KMASK_BENCH_NO_PEERS=1; fi
+        bench "$dir/perf_tests/kmask_benchmarks" "${KMASK_VARIANT_PREFIX:-}$name" "${KMASK_VARIANT_MIN_TIME:-0.05}" \
+          "${KMASK_VARIANT_FILTER:-segmented_binop/inplace/and/segments:(10|100|1000)/masks:(4|16)/bits:1048576/|segmented_binop/inplace/and/segments:(10|100)/masks:(4|16)/bits:16777216/}"
       done
+      ;;
+    bench-host-variants)
+      # Host tuning builds (build/host and build/tune/host-*) side by side, OpenMP on all cores.
+      for dir in "$host_bin"/ build/tune/host-*/; do
+        name=$(basename "$dir")
+        [ -x "$dir/perf_tests/kmask_benchmarks" ] || continue
+        step "host benchmarks, variant $name ($(grep -o 'CMAKE_CXX_FLAGS:STRING=.*' "$dir/CMakeCache.txt"))"
+        OMP_PROC_BIND=spread OMP_PLACES=threads KMASK_BENCH_NO_PEERS=1 bench "$dir/perf_tests/kmask_benchmarks" \
+          "host-$name" "${KMASK_VARIANT_MIN_TIME:-0.05}" \
+          "${KMASK_HOST_FILTER:-segmented_binop/inplace/and/segments:(10|100)/masks:(4|16)/bits:16777216/}"
+      done
+      ;;
+    sanitize-large)
+      # The large tests the sanitize step leaves out, one process per test and tool, run side by
+      # side (the tools' cost is mostly host-side), each under KMASK_SANITIZE_TIMEOUT seconds.
+      step "compute-sanitizer, large tests"
+      pids=()
+      for tool in memcheck racecheck initcheck synccheck; do
+        for t in ${KMASK_SANITIZE_LARGE:-more_segments many_ranges repeated_runs a_million_segments around_a_grid_dimension plan_runs longer_than}; do
+          timeout "${KMASK_SANITIZE_TIMEOUT:-500}" compute-sanitizer --tool "$tool" --error-exitcode 99 --print-limit 100000 \
+            "$cuda_bin/unit_tests/kmask_unit_tests_cuda" --gtest_brief=1 "--gtest_filter=*$t*" \
+            >"$out/sanitize-large-$tool-$t.log" 2>&1 &
+          pids+=($!)
+        done
+      done
+      for p in "${pids[@]}"; do wait "$p" || rc=1; done
+      for f in "$out"/sanitize-large-*.log; do echo "$(basename "$f"): $(grep -E 'ERROR SUMMARY|PASSED|FAILED|SKIPPED' "$f" | tr '\n' ' ')"; done
       ;;
     ncu)
       # Hardware counters for the wide kernel (clocks left alone): 2^24 bits x 10 segments x 4 masks

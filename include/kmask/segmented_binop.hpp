@@ -74,7 +74,9 @@ class segmented_binop_plan {
                              segment_offsets, true) {}
 
   /// Runs the binop with `op`, writing every destination and `null_counts[0, num_segments())`.
-  /// Asynchronous on `exec`.
+  /// Asynchronous on `exec`. Runs of one plan must not overlap in time: they share the plan's
+  /// per-segment count scratch, so enqueue them on one execution space instance (or fence between
+  /// runs on different ones), as the destinations they all write require anyway.
   /// \throws std::out_of_range if `null_counts` is shorter than num_segments().
   template <class Op>
   void execute(const ExecSpace& exec, const Op& op, const Kokkos::View<size_type*, memory_space>& null_counts) const {
@@ -125,7 +127,8 @@ class segmented_binop_plan {
     detail::stage_sources(exec, d_);
     detail::segmented_binop_args<memory_space, Op, detail::pointer_destinations<memory_space>> a{
         op,          d_.offsets,     d_.sources, detail::pointer_destinations<memory_space>{d_.destinations},
-        null_counts, d_.num_segments, d_.size_bits, num_words(d_.size_bits), num_words(d_.size_bits)};
+        null_counts, d_.num_segments, d_.size_bits, num_words(d_.size_bits), num_words(d_.size_bits),
+        d_.count_scratch};
     detail::launch_segmented_binop(fn, exec, a);
   }
   /// \endcond
@@ -214,7 +217,7 @@ segmented_result<typename ExecSpace::memory_space> segmented_binop(const ExecSpa
   const size_type words = num_words(size_bits);
   detail::segmented_binop_args<memory_space, Op, detail::strided_destinations> a{
       op,          d.offsets,      d.sources,   detail::strided_destinations{result.masks.data(), row_words},
-      result.null_counts, d.num_segments, size_bits, words, row_words};
+      result.null_counts, d.num_segments, size_bits, words, row_words, d.count_scratch};
   detail::launch_segmented_binop(fn, exec, a);
   return result;
 }

@@ -81,3 +81,41 @@ TEST(TEST_CATEGORY, repeated_runs_are_bit_identical) {
     }
   }
 }
+
+// A segment's teams assemble its null count through a per-segment scratch they leave at zero for
+// the next run. Four runs of one plan enqueued back to back (one fence at the end), each with its
+// own operator and counts: every run's counts must be exact, and the destinations the last run's.
+// Segments of 2^22 + 37 bits span several teams (or CPU units) each, and the emulated GPU form
+// several teams of several blocks.
+TEST(TEST_CATEGORY, plan_runs_back_to_back_each_count_exactly) {
+  const auto seed = base_seed() + 62;
+  SCOPED_TRACE(seed_note(seed));
+  TEST_EXECSPACE exec;
+  std::mt19937_64 rng(seed);
+  const auto c       = random_case(rng, 5, 4, (size_type{1} << 22) + 37);
+  const size_type S  = c.num_segments();
+  const auto sources = sources_on_device<TEST_EXECSPACE>(c);
+  auto dests         = poisoned_destinations<TEST_EXECSPACE>(S, c.size_bits, 1);
+  const kmask::segmented_binop_plan<TEST_EXECSPACE> plan(exec, dests, sources, c.begin_bits, c.size_bits, c.offsets);
+  const ref::op ops[] = {ref::op::and_, ref::op::or_, ref::op::xor_, ref::op::and_};
+  std::vector<Kokkos::View<size_type*, typename TEST_EXECSPACE::memory_space>> counts;
+  for (int run = 0; run < 4; ++run) {
+    counts.push_back(poisoned_counts<TEST_EXECSPACE>(S));
+    switch (ops[run]) {
+      case ref::op::and_: plan.execute(exec, kmask::bit_and{}, counts.back()); break;
+      case ref::op::or_: plan.execute(exec, kmask::bit_or{}, counts.back()); break;
+      default: plan.execute(exec, kmask::bit_xor{}, counts.back()); break;
+    }
+  }
+  exec.fence();
+  for (int run = 0; run < 4; ++run) {
+    const auto got = counts_to_host(counts[run]);
+    for (size_type s = 0; s < S; ++s)
+      EXPECT_EQ(got[s], c.expected(ops[run], s).nulls) << "run " << run << " segment " << s;
+  }
+  for (size_type s = 0; s < S; ++s) {
+    const auto got = to_host(dests[s]);
+    ASSERT_TRUE(same_words(c.expected(ref::op::and_, s).mask, got, s));
+    ASSERT_EQ(got.back(), poison) << "wrote past destination " << s;
+  }
+}

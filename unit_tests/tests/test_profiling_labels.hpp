@@ -248,7 +248,7 @@ TEST(TEST_CATEGORY, profiling_labels) {
                            "kmask::segmented_count_set_bits", "kmask::copy_bitmask", "kmask::superimpose_nulls"})
     EXPECT_EQ(regions.count(name), 1u) << "no region " << name;
   for (const char* name : {"kmask::segmented_binop::words", "kmask::segmented_binop::small_segments",
-                           "kmask::segmented_binop::zero_counts", "kmask::segmented_binop::stage_sources",
+                           "kmask::segmented_binop::stage_sources",
                            "kmask::count_set_bits::words", "kmask::segmented_count_set_bits::words"})
     EXPECT_EQ(kernels.count(name), 1u) << "no kernel " << name;
   for (const char* name : {"kmask::segmented_binop::masks", "kmask::inplace_segmented_binop::stage_buffer",

@@ -37,6 +37,18 @@ KOKKOS_FORCEINLINE_FUNCTION void atomic_add_count(std::int64_t* p, std::int64_t 
   Kokkos::atomic_add(reinterpret_cast<unsigned long long*>(p), static_cast<unsigned long long>(v));
 }
 
+// *p += v atomically, returning the old value (native unsigned 64-bit atomics, as above).
+KOKKOS_FORCEINLINE_FUNCTION std::int64_t atomic_fetch_add_count(std::int64_t* p, std::int64_t v) noexcept {
+  return static_cast<std::int64_t>(
+      Kokkos::atomic_fetch_add(reinterpret_cast<unsigned long long*>(p), static_cast<unsigned long long>(v)));
+}
+
+// Replaces *p by v atomically, returning the old value.
+KOKKOS_FORCEINLINE_FUNCTION std::int64_t atomic_exchange_count(std::int64_t* p, std::int64_t v) noexcept {
+  return static_cast<std::int64_t>(
+      Kokkos::atomic_exchange(reinterpret_cast<unsigned long long*>(p), static_cast<unsigned long long>(v)));
+}
+
 // Word `v` of lane `src` of this 32-lane CUDA warp; all 32 lanes must call it together. Only in
 // CUDA device code (KMASK_HAS_LANE_SHUFFLE); callers keep a portable path beside it.
 #if defined(__CUDA_ARCH__)

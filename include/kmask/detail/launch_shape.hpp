@@ -40,19 +40,33 @@ constexpr bool uses_cpu_kernels() {
 #ifndef KMASK_SOURCE_BATCH
 #define KMASK_SOURCE_BATCH 2
 #endif
-// The small-segment kernel loads one word per source, so it can keep more sources in flight.
+// The small-segment kernel loads one word per source, so it can keep more sources in flight: 16,
+// the most masks per segment the benchmarks use, makes their descriptor-then-word chain one deep.
 #ifndef KMASK_SMALL_SOURCE_BATCH
-#define KMASK_SMALL_SOURCE_BATCH 8
+#define KMASK_SMALL_SOURCE_BATCH 16
 #endif
 // Teams of the wide GPU kernel the compiler must fit on one SM at once (0: its own choice). It caps
-// registers per thread at 64K / (256 x this), trading registers for resident warps.
+// registers per thread at 64K / (256 x this); 2 is what the kernel needs anyway (~128 registers),
+// and stating it makes the team count gpu_shape_for assumes the one the compiler delivers.
 #ifndef KMASK_GPU_MIN_TEAMS_PER_SM
-#define KMASK_GPU_MIN_TEAMS_PER_SM 0
+#define KMASK_GPU_MIN_TEAMS_PER_SM 2
 #endif
 // Blocks of gpu_items x team-size words one wide-kernel team walks in turn, at most: a team's fixed
-// cost (start, offsets and descriptor reads, reduction, atomic) is paid once for all of them.
+// cost (start, offsets and descriptor reads, reduction, count) is paid once for all of them.
 #ifndef KMASK_GPU_MAX_BLOCKS_PER_TEAM
-#define KMASK_GPU_MAX_BLOCKS_PER_TEAM 8
+#define KMASK_GPU_MAX_BLOCKS_PER_TEAM 32
+#endif
+// Source blocks one wide-kernel team reads, at most (0: no limit beyond the one above): long
+// teams cost 16-mask segments 0.015-0.03 of copy speed wherever a launch has many waves (run 14:
+// no limit against 32; 16 capped 4-mask teams at 4 blocks and lost 0.04 at 10 x 2^24).
+#ifndef KMASK_GPU_TEAM_SOURCE_BLOCKS
+#define KMASK_GPU_TEAM_SOURCE_BLOCKS 32
+#endif
+// A team's fixed cost in words streamed: ~1.9 us per team on the H200 (run 11's ncu: 36.7 us for
+// 4.85 waves of 1280 one-block teams where copy speed predicts 27 us), at the ~3.8 words/ns one of
+// 264 resident teams streams.
+#ifndef KMASK_GPU_TEAM_START_WORDS
+#define KMASK_GPU_TEAM_START_WORDS 8192
 #endif
 // Shifted sources on CUDA: a word's successor comes from the next lane's register (one shuffle)
 // rather than from a second load of the same cache lines; 0 keeps the second load.
@@ -60,6 +74,8 @@ constexpr bool uses_cpu_kernels() {
 #define KMASK_LANE_SHUFFLE 1
 #endif
 constexpr int gpu_items          = KMASK_GPU_ITEMS;
+// Wide-kernel teams resident per SM: what LaunchBounds asks for, or the 2 that ~128 registers give.
+constexpr int gpu_teams_per_sm = KMASK_GPU_MIN_TEAMS_PER_SM > 0 ? KMASK_GPU_MIN_TEAMS_PER_SM : 2;
 // Lanes of a CUDA warp: the GPU form lays words out in runs of this many.
 constexpr size_type warp_lanes = 32;
 constexpr int source_batch       = KMASK_SOURCE_BATCH;
@@ -67,8 +83,14 @@ constexpr int small_source_batch = KMASK_SMALL_SOURCE_BATCH;
 
 // CPU form: one parallel iteration owns this many words of one segment, and streams each source
 // through an accumulator of cpu_block_words words that stays in L1.
-constexpr size_type cpu_unit_words  = 8192;
-constexpr size_type cpu_block_words = 1024;
+#ifndef KMASK_CPU_UNIT_WORDS
+#define KMASK_CPU_UNIT_WORDS 8192
+#endif
+#ifndef KMASK_CPU_BLOCK_WORDS
+#define KMASK_CPU_BLOCK_WORDS 1024
+#endif
+constexpr size_type cpu_unit_words  = KMASK_CPU_UNIT_WORDS;
+constexpr size_type cpu_block_words = KMASK_CPU_BLOCK_WORDS;
 
 // At most this many words per segment: a segment is one thread's work (its words spread over
 // that thread's vector lanes on a GPU), several segments per team, no atomics. Above it: a GPU
@@ -89,12 +111,36 @@ struct small_shape {
   int segments_per_team;
 };
 
+// A device's resident-thread capacity (concurrency()) in SMs of 2048 threads, at least 1.
 template <class ExecSpace>
-small_shape small_shape_for(size_type words) {
+size_type gpu_sms(const ExecSpace& exec) {
+  return std::max<size_type>(1, static_cast<size_type>(exec.concurrency()) / 2048);
+}
+
+// Small-segment teams wanted per SM before teams shrink (see small_shape_for): 8 beat 2 by
+// 1-4 us at 16 masks x 32 bits (run 14).
+#ifndef KMASK_GPU_SMALL_TEAMS_PER_SM
+#define KMASK_GPU_SMALL_TEAMS_PER_SM 8
+#endif
+
+// GPU teams are 256 threads, or fewer (down to one warp) while that leaves fewer than
+// KMASK_GPU_SMALL_TEAMS_PER_SM teams per SM, and then warps of fewer segments (lanes past the
+// words idle): 1000 one-word segments in 256-thread teams kept 4 SMs busy, each issuing 4,000
+// scattered descriptor and word loads one after another.
+template <class ExecSpace>
+small_shape small_shape_for(const ExecSpace& exec, size_type words, size_type num_segments) {
   if (runs_on_host<ExecSpace>()) return {1, 1, 256};
   int lanes = 1;
   while (lanes < 32 && lanes < words) lanes *= 2;
-  return {256 / lanes, lanes, 256 / lanes};
+  int threads            = 256;
+  const size_type wanted = KMASK_GPU_SMALL_TEAMS_PER_SM * gpu_sms(exec);
+  const auto teams       = [&](int t, int l) {
+    const size_type per_team = t / l;
+    return (num_segments + per_team - 1) / per_team;
+  };
+  while (threads > 32 && teams(threads, lanes) < wanted) threads /= 2;
+  while (threads == 32 && lanes < 32 && teams(threads, lanes) < wanted) lanes *= 2;
+  return {threads / lanes, lanes, threads / lanes};
 }
 
 struct team_shape {
@@ -114,23 +160,36 @@ inline size_type gpu_team_threads(size_type words, size_type items) {
   return threads;
 }
 
-// Measured on the H200 (perf_tests/results/h200/tuning.md): teams walking 3-6 blocks raised
-// 4-mask segments from 0.74-0.80 to 0.82-0.85 of copy speed, while 16-mask segments, whose blocks
-// are long already, lost up to 0.1 with shifted sources. So a team walks blocks until it has read
-// about 16 source blocks, and only while the call still has enough teams to fill the device.
+// Blocks per team. Teams of one launch do equal work, so they run in waves of `resident` (two
+// per SM); a launch costs about waves x (the blocks' words streamed + a team's fixed cost). Teams
+// walking several blocks pay the fixed cost once (4-mask segments gained 0.05-0.07 of copy speed
+// from it), but a count of teams just past a multiple of `resident` leaves a last wave almost
+// empty: 16-mask segments lost 0.07-0.12 to that with a fill-based choice (tuning.md, run 8). So
+// the count is chosen on that cost, over 1..KMASK_GPU_MAX_BLOCKS_PER_TEAM blocks and at most
+// KMASK_GPU_TEAM_SOURCE_BLOCKS source blocks (runs 13-14: 10-segment launches, whose one-block
+// teams made 4.85 waves, went from 0.68-0.87 to 0.82-0.91 of copy speed at 2^24 bits).
 template <class ExecSpace>
 team_shape gpu_shape_for(const ExecSpace& exec, size_type words, size_type num_segments,
                          size_type sources_per_segment) {
-  const size_type threads = gpu_team_threads(words, gpu_items);
-  const size_type block   = threads * gpu_items;
-  const size_type blocks  = (words + block - 1) / block;
-  // At least ~8 waves of 256-thread teams at two teams per SM (concurrency() is the device's
-  // resident-thread capacity, 2048 per SM on the H200).
-  const size_type min_teams = 2 * static_cast<size_type>(exec.concurrency()) / 256;
-  const size_type by_fill   = min_teams > 0 ? (num_segments * blocks) / min_teams : blocks;
-  const size_type by_work   = (16 + sources_per_segment - 1) / std::max<size_type>(1, sources_per_segment);
-  const size_type per_team  = std::max<size_type>(
-      1, std::min<size_type>({by_fill, by_work, blocks, size_type{KMASK_GPU_MAX_BLOCKS_PER_TEAM}}));
+  const size_type threads  = gpu_team_threads(words, gpu_items);
+  const size_type block    = threads * gpu_items;
+  const size_type blocks   = (words + block - 1) / block;
+  const size_type resident = std::max<size_type>(
+      1, static_cast<size_type>(exec.concurrency()) * gpu_teams_per_sm * 256 / (2048 * threads));
+  const size_type block_cost = block * (sources_per_segment + 1);
+  size_type per_team = 1, best = 0;
+  size_type most = std::min<size_type>(blocks, KMASK_GPU_MAX_BLOCKS_PER_TEAM);
+  if (KMASK_GPU_TEAM_SOURCE_BLOCKS > 0)
+    most = std::min<size_type>(most, std::max<size_type>(1, KMASK_GPU_TEAM_SOURCE_BLOCKS /
+                                                                std::max<size_type>(1, sources_per_segment)));
+  for (size_type p = 1; p <= most; ++p) {
+    const size_type teams = num_segments * ((blocks + p - 1) / p);
+    const size_type cost  = (teams + resident - 1) / resident * (p * block_cost + KMASK_GPU_TEAM_START_WORDS);
+    if (p == 1 || cost < best) {
+      best     = cost;
+      per_team = p;
+    }
+  }
   return {runs_on_host<ExecSpace>() ? 1 : static_cast<int>(threads), threads, block * per_team,
           (blocks + per_team - 1) / per_team, static_cast<int>(per_team)};
 }

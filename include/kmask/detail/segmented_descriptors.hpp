@@ -10,6 +10,7 @@
 #include <kmask/detail/segmented_kernels.hpp>
 #include <kmask/detail/word_access.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <new>
@@ -41,6 +42,7 @@ struct segmented_descriptors {
   using memory_space = typename ExecSpace::memory_space;
   std::vector<Kokkos::View<std::uint64_t*, memory_space>> storage;  // owns the record views below
   Kokkos::View<size_type*, memory_space> offsets;
+  Kokkos::View<size_type*, memory_space> count_scratch;  // segmented_binop_args::count_scratch
   Kokkos::View<source_ref*, memory_space> sources;
   Kokkos::View<destination_ref*, memory_space> destinations;
   Kokkos::View<stage_ref*, memory_space> stages;
@@ -119,9 +121,10 @@ segmented_descriptors<ExecSpace> build_descriptors(const char* fn, const ExecSpa
   d.num_staged   = static_cast<size_type>(staged.size());
 
   // Only the sources some segment reads are described; offsets are rebased onto them.
+  // The count scratch (zeros) travels in the offsets' upload, so it costs no launch of its own.
   const size_type base = segment_offsets.front();
-  std::vector<size_type> offsets(segment_offsets.size());
-  for (std::size_t s = 0; s < offsets.size(); ++s) offsets[s] = segment_offsets[s] - base;
+  std::vector<size_type> offsets(segment_offsets.size() + 2 * static_cast<std::size_t>(num_segments), 0);
+  for (std::size_t s = 0; s < segment_offsets.size(); ++s) offsets[s] = segment_offsets[s] - base;
   std::vector<source_ref> sources;
   sources.reserve(static_cast<std::size_t>(segment_offsets.back() - base));
   for (size_type j = base; j < segment_offsets.back(); ++j) sources.push_back({masks[j].data(), begin_bits[j]});
@@ -145,7 +148,10 @@ segmented_descriptors<ExecSpace> build_descriptors(const char* fn, const ExecSpa
     d.storage.push_back(st.storage);
     d.stages = st.records;
   }
-  d.offsets = upload(exec, offsets, prefix + "segment_offsets");
+  const auto uploaded = upload(exec, offsets, prefix + "segment_offsets");
+  using range         = Kokkos::pair<std::size_t, std::size_t>;
+  d.offsets           = Kokkos::subview(uploaded, range(0, segment_offsets.size()));
+  d.count_scratch     = Kokkos::subview(uploaded, range(segment_offsets.size(), offsets.size()));
   auto src = upload_records(exec, sources, prefix + "sources");
   d.storage.push_back(src.storage);
   d.sources = src.records;
@@ -165,6 +171,7 @@ struct staged_descriptors {
   typename descriptor_staging<ExecSpace>::lease lease;
   Kokkos::View<const size_type*, memory_space> offsets;
   Kokkos::View<const source_ref*, memory_space> sources;
+  Kokkos::View<size_type*, memory_space> count_scratch;  // zeros, uploaded with the rest
   size_type num_segments;
 };
 
@@ -183,7 +190,8 @@ staged_descriptors<ExecSpace> stage_descriptors(const char* fn, const ExecSpace&
   check_size_bits(fn, size_bits);
   if (masks.size() != begin_bits.size()) check_sources(fn, extents_of(masks), begin_bits, size_bits);
   const std::size_t num_offsets = segment_offsets.size(), num_sources = masks.size();
-  const std::size_t words = num_offsets + 2 * num_sources;
+  const std::size_t num_scratch = num_offsets > 0 ? 2 * (num_offsets - 1) : 0;
+  const std::size_t words       = num_offsets + 2 * num_sources + num_scratch;
 
   auto lease           = descriptor_staging<ExecSpace>::acquire(exec, words);
   std::uint64_t* host  = lease.host();
@@ -198,6 +206,8 @@ staged_descriptors<ExecSpace> stage_descriptors(const char* fn, const ExecSpace&
   if (!valid) check_sources(fn, extents_of(masks), begin_bits, size_bits);  // throws, naming the source
   check_segment_offsets(fn, segment_offsets, static_cast<size_type>(num_sources));
   if (num_offsets) std::memcpy(host, segment_offsets.data(), num_offsets * sizeof(size_type));
+  std::uint64_t* scratch = host + num_offsets + 2 * num_sources;
+  std::fill(scratch, scratch + num_scratch, std::uint64_t{0});
 
   const std::uint64_t* dev = lease.upload(words);
   using unmanaged = Kokkos::MemoryTraits<Kokkos::Unmanaged>;
@@ -205,6 +215,10 @@ staged_descriptors<ExecSpace> stage_descriptors(const char* fn, const ExecSpace&
           Kokkos::View<const size_type*, memory_space, unmanaged>(reinterpret_cast<const size_type*>(dev), num_offsets),
           Kokkos::View<const source_ref*, memory_space, unmanaged>(reinterpret_cast<const source_ref*>(dev + num_offsets),
                                                                   num_sources),
+          // The kernel writes the scratch back to zeros; the lease keeps it for this call alone.
+          Kokkos::View<size_type*, memory_space, unmanaged>(
+              reinterpret_cast<size_type*>(const_cast<std::uint64_t*>(dev + num_offsets + 2 * num_sources)),
+              num_scratch),
           static_cast<size_type>(num_offsets) - 1};
 }
 

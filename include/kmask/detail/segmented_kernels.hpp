@@ -68,6 +68,28 @@ struct segmented_binop_args {
   size_type size_bits;
   size_type words;      // num_words(size_bits): the words that carry bits
   size_type row_words;  // words written per destination (>= words): padding words are written as 0
+  // 2 x num_segments words, zero before the launch and left zero after it (segment_count_done).
+  Kokkos::View<size_type*, MemorySpace> count_scratch;
+
+  // Part `nulls` of segment s's null count, from one of the `parts` teams (or CPU units) that
+  // share the segment. Each part adds into count_scratch(2s) and then takes a ticket from
+  // count_scratch(2s + 1); the part that takes the last ticket moves the total into
+  // null_counts(s) and leaves both words at zero. So the counts need no clearing launch before
+  // the binop (on the H200 that launch was a fixed part of every call), and the scratch is ready
+  // for the next launch: launches sharing one scratch must not overlap in time.
+  KOKKOS_INLINE_FUNCTION void segment_count_done(size_type s, size_type nulls, size_type parts) const {
+    if (parts == 1) {
+      null_counts(s) = nulls;
+      return;
+    }
+    size_type* total = &count_scratch(2 * s);
+    atomic_add_count(total, nulls);
+    Kokkos::memory_fence();  // the add is visible before the ticket that announces it
+    if (atomic_fetch_add_count(&count_scratch(2 * s + 1), 1) != parts - 1) return;
+    Kokkos::memory_fence();  // every other part's add is visible to the last one
+    null_counts(s) = atomic_exchange_count(total, 0);
+    atomic_exchange_count(&count_scratch(2 * s + 1), 0);
+  }
 };
 
 // Combines `Items` destination words w0, w0 + stride, ... of one segment into acc[], left to right
@@ -248,8 +270,8 @@ struct wide_segments_functor {
     const size_type league = team.league_rank();
     const size_type s      = league / shape.teams_per_segment;
     if (s >= a.num_segments) return;
+    // Every team of the segment reaches segment_count_done, even one left without words.
     const size_type begin = (league % shape.teams_per_segment) * shape.words_per_team;
-    if (begin >= a.row_words) return;
     const size_type first = a.offsets(s), last = a.offsets(s + 1);
     word_type* out        = a.destinations.row(s);
     const size_type block_words = shape.groups * items;
@@ -266,7 +288,7 @@ struct wide_segments_functor {
           }
         },
         nulls);
-    Kokkos::single(Kokkos::PerTeam(team), [&]() { atomic_add_count(&a.null_counts(s), nulls); });
+    Kokkos::single(Kokkos::PerTeam(team), [&]() { a.segment_count_done(s, nulls, shape.teams_per_segment); });
   }
 };
 
@@ -324,7 +346,7 @@ struct cpu_segments_functor {
     // Padding words of a padded row that fall in this unit.
     const size_type pad_end = begin + cpu_unit_words < a.row_words ? begin + cpu_unit_words : a.row_words;
     for (size_type w = begin > a.words ? begin : a.words; w < pad_end; ++w) out[w] = 0;
-    atomic_add_count(&a.null_counts(s), nulls);
+    a.segment_count_done(s, nulls, units_per_segment);
   }
 };
 
@@ -343,7 +365,7 @@ void launch_segmented_binop(const char* fn, const ExecSpace& exec,
                             const segmented_binop_args<typename ExecSpace::memory_space, Op, Destinations>& a) {
   if (a.num_segments == 0) return;
   if (a.words <= small_segment_words<ExecSpace>()) {
-    const small_shape shape = small_shape_for<ExecSpace>(a.words);
+    const small_shape shape = small_shape_for(exec, a.words, a.num_segments);
     const size_type league  = (a.num_segments + shape.segments_per_team - 1) / shape.segments_per_team;
     check_league_size(fn, league);
     Kokkos::parallel_for(
@@ -356,7 +378,6 @@ void launch_segmented_binop(const char* fn, const ExecSpace& exec,
     const size_type units = (a.row_words + cpu_unit_words - 1) / cpu_unit_words;
     // The same limit as the GPU form's, so a call is accepted or refused alike on every backend.
     check_league_size(fn, a.num_segments * units);
-    zero_counts(exec, a.null_counts, a.num_segments, "kmask::segmented_binop::zero_counts");
     Kokkos::parallel_for("kmask::segmented_binop::words",
                          Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<size_type>>(exec, 0, a.num_segments * units),
                          cpu_segments_functor<ExecSpace, Op, Destinations>{a, units});
@@ -370,7 +391,6 @@ void launch_segmented_binop(const char* fn, const ExecSpace& exec,
   // accepted or refused alike on every device and backend.
   const size_type block_words = shape.groups * gpu_items;
   check_league_size(fn, a.num_segments * ((a.row_words + block_words - 1) / block_words));
-  zero_counts(exec, a.null_counts, a.num_segments, "kmask::segmented_binop::zero_counts");
   using wide_policy = std::conditional_t<(KMASK_GPU_MIN_TEAMS_PER_SM > 0),
                                          Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<256, KMASK_GPU_MIN_TEAMS_PER_SM>>,
                                          Kokkos::TeamPolicy<ExecSpace>>;
