@@ -111,20 +111,29 @@ for s in "$@"; do
       done
       ;;
     sanitize-large)
-      # The large tests the sanitize step leaves out, one process per test and tool, run side by
-      # side (the tools' cost is mostly host-side), each under KMASK_SANITIZE_TIMEOUT seconds.
-      step "compute-sanitizer, large tests"
+      # Everything under every tool at once, one process per (tool, test set), side by side (the
+      # tools' cost is mostly host-side): the sanitize step's set as one process per tool, and each
+      # large test it leaves out as its own process; each under KMASK_SANITIZE_TIMEOUT seconds.
+      step "compute-sanitizer, all tests, in parallel"
       pids=()
+      large=${KMASK_SANITIZE_LARGE:-more_segments many_ranges repeated_runs a_million_segments around_a_grid_dimension plan_runs longer_than}
       for tool in memcheck racecheck initcheck synccheck; do
-        for t in ${KMASK_SANITIZE_LARGE:-more_segments many_ranges repeated_runs a_million_segments around_a_grid_dimension plan_runs longer_than}; do
+        for t in small $large; do
+          if [ "$t" = small ]; then
+            filter='-*more_segments*:*many_ranges*:*longer_than*:*repeated_runs*:*a_million_segments*:*around_a_grid_dimension*:*plan_runs*:*resource_failure*'
+          else
+            filter="*$t*"
+          fi
           timeout "${KMASK_SANITIZE_TIMEOUT:-500}" compute-sanitizer --tool "$tool" --error-exitcode 99 --print-limit 100000 \
-            "$cuda_bin/unit_tests/kmask_unit_tests_cuda" --gtest_brief=1 "--gtest_filter=*$t*" \
-            >"$out/sanitize-large-$tool-$t.log" 2>&1 &
+            "$cuda_bin/unit_tests/kmask_unit_tests_cuda" --gtest_brief=1 "--gtest_filter=$filter" \
+            >"$out/sanitize-$tool-$t.log" 2>&1 &
           pids+=($!)
         done
       done
       for p in "${pids[@]}"; do wait "$p" || rc=1; done
-      for f in "$out"/sanitize-large-*.log; do echo "$(basename "$f"): $(grep -E 'ERROR SUMMARY|PASSED|FAILED|SKIPPED' "$f" | tr '\n' ' ')"; done
+      for f in "$out"/sanitize-*-*.log; do
+        echo "$(basename "$f"): $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|PASSED|FAILED|SKIPPED \[' "$f" | tr '\n' ' ')"
+      done
       ;;
     ncu)
       # Hardware counters for the wide kernel (clocks left alone): 2^24 bits x 10 segments x 4 masks

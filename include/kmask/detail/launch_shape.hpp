@@ -166,8 +166,9 @@ inline size_type gpu_team_threads(size_type words, size_type items) {
 // from it), but a count of teams just past a multiple of `resident` leaves a last wave almost
 // empty: 16-mask segments lost 0.07-0.12 to that with a fill-based choice (tuning.md, run 8). So
 // the count is chosen on that cost, over 1..KMASK_GPU_MAX_BLOCKS_PER_TEAM blocks and at most
-// KMASK_GPU_TEAM_SOURCE_BLOCKS source blocks (runs 13-14: 10-segment launches, whose one-block
-// teams made 4.85 waves, went from 0.68-0.87 to 0.82-0.91 of copy speed at 2^24 bits).
+// KMASK_GPU_TEAM_SOURCE_BLOCKS source blocks, unless that many blocks fit the launch in one wave
+// (runs 13-15: 10-segment launches, whose one-block teams made 4.85 waves, went from 0.68-0.87 to
+// 0.82-0.91 of copy speed at 2^24 bits; 8-mask ones, capped at 4 blocks, stayed at 0.79-0.82).
 template <class ExecSpace>
 team_shape gpu_shape_for(const ExecSpace& exec, size_type words, size_type num_segments,
                          size_type sources_per_segment) {
@@ -177,14 +178,23 @@ team_shape gpu_shape_for(const ExecSpace& exec, size_type words, size_type num_s
   const size_type resident = std::max<size_type>(
       1, static_cast<size_type>(exec.concurrency()) * gpu_teams_per_sm * 256 / (2048 * threads));
   const size_type block_cost = block * (sources_per_segment + 1);
+  const size_type most = std::min<size_type>(blocks, KMASK_GPU_MAX_BLOCKS_PER_TEAM);
+  const size_type capped =
+      KMASK_GPU_TEAM_SOURCE_BLOCKS > 0
+          ? std::min<size_type>(most, std::max<size_type>(1, KMASK_GPU_TEAM_SOURCE_BLOCKS /
+                                                                 std::max<size_type>(1, sources_per_segment)))
+          : most;
+  const auto teams_for = [&](size_type p) { return num_segments * ((blocks + p - 1) / p); };
+  // The fewest blocks per team that fit the launch in one wave, if any does and that wave fills at
+  // least 7/8 of the slots: no team then waits for another to finish, so the cap (against ragged
+  // ends of many waves) does not apply to it; a wave much less full would idle SMs all along.
+  size_type one_wave = 1;
+  while (one_wave <= most && teams_for(one_wave) > resident) ++one_wave;
+  if (one_wave <= most && 8 * teams_for(one_wave) < 7 * resident) one_wave = 0;
   size_type per_team = 1, best = 0;
-  size_type most = std::min<size_type>(blocks, KMASK_GPU_MAX_BLOCKS_PER_TEAM);
-  if (KMASK_GPU_TEAM_SOURCE_BLOCKS > 0)
-    most = std::min<size_type>(most, std::max<size_type>(1, KMASK_GPU_TEAM_SOURCE_BLOCKS /
-                                                                std::max<size_type>(1, sources_per_segment)));
   for (size_type p = 1; p <= most; ++p) {
-    const size_type teams = num_segments * ((blocks + p - 1) / p);
-    const size_type cost  = (teams + resident - 1) / resident * (p * block_cost + KMASK_GPU_TEAM_START_WORDS);
+    if (p > capped && p != one_wave) continue;
+    const size_type cost = (teams_for(p) + resident - 1) / resident * (p * block_cost + KMASK_GPU_TEAM_START_WORDS);
     if (p == 1 || cost < best) {
       best     = cost;
       per_team = p;
