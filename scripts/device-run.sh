@@ -14,13 +14,26 @@ cuda_bin=build/cuda
 host_bin=${KMASK_HOST_BUILD:-build/host}
 rc=0
 step() { echo "=== $* ($(date +%T))"; }
-# sanitize TIMEOUT GTEST_FILTER: the CUDA unit tests under each compute-sanitizer tool
+# The tests the sanitizers slow most (for time), as parts of their names.
+large_tests="more_segments many_ranges longer_than repeated_runs a_million_segments around_a_grid_dimension"
+# excluding NAME...: a gtest filter leaving out the tests whose names contain a NAME, and the
+# resource-failure test (its deliberate out-of-memory cudaMalloc is an API error to the tools).
+excluding() {
+  local f=- n
+  for n in "$@" resource_failure; do f+="*$n*:"; done
+  echo "${f%:}"
+}
+# sanitized TIMEOUT TOOL GTEST_FILTER LOG: the CUDA unit tests under one compute-sanitizer tool
+sanitized() {
+  timeout "$1" compute-sanitizer --tool "$2" --error-exitcode 99 --print-limit 100000 \
+    "$cuda_bin/unit_tests/kmask_unit_tests_cuda" --gtest_brief=1 "--gtest_filter=$3" >"$4" 2>&1
+}
+# sanitize TIMEOUT GTEST_FILTER: the CUDA unit tests under each compute-sanitizer tool in turn
 sanitize() {
   local tool r
   for tool in memcheck racecheck initcheck synccheck; do
     step "compute-sanitizer $tool"
-    KMASK_TEST_SKIP_HUGE=1 timeout "$1" compute-sanitizer --tool "$tool" --error-exitcode 99 --print-limit 100000 \
-      "$cuda_bin/unit_tests/kmask_unit_tests_cuda" --gtest_brief=1 "--gtest_filter=$2" >"$out/sanitize-$tool.log" 2>&1
+    KMASK_TEST_SKIP_HUGE=1 sanitized "$1" "$tool" "$2" "$out/sanitize-$tool.log"
     r=$?
     tail -4 "$out/sanitize-$tool.log"
     [ $r -eq 0 ] || rc=1
@@ -48,8 +61,7 @@ for s in "$@"; do
     sanitize)
       # The sanitizers slow kernels 10-100x: the six largest tests are left to the plain run, and
       # the resource-failure test too (its deliberate out-of-memory cudaMalloc is an API error to them).
-      sanitize "${KMASK_SANITIZE_TIMEOUT:-100}" \
-        '-*more_segments*:*many_ranges*:*longer_than*:*repeated_runs*:*a_million_segments*:*around_a_grid_dimension*:*resource_failure*'
+      sanitize "${KMASK_SANITIZE_TIMEOUT:-100}" "$(excluding $large_tests)"
       ;;
     bench-key)
       step "benchmarks (key cells)"
@@ -84,7 +96,7 @@ for s in "$@"; do
     sanitize-all)
       # Every test except the >2^32-bit case (1.6 GB under memcheck's shadow memory runs for many
       # minutes; the plain `tests` step runs it) and the resource-failure test (see above).
-      sanitize "${KMASK_SANITIZE_TIMEOUT:-240}" '-*longer_than*:*resource_failure*'
+      sanitize "${KMASK_SANITIZE_TIMEOUT:-240}" "$(excluding longer_than)"
       ;;
     bench-variants)
       # Tuning builds (build/cuda-* or build/tune/cuda-*, configured with -DKMASK_GPU_ITEMS=... and the
@@ -116,17 +128,11 @@ for s in "$@"; do
       # large test it leaves out as its own process; each under KMASK_SANITIZE_TIMEOUT seconds.
       step "compute-sanitizer, all tests, in parallel"
       pids=()
-      large=${KMASK_SANITIZE_LARGE:-more_segments many_ranges repeated_runs a_million_segments around_a_grid_dimension plan_runs longer_than}
+      large=${KMASK_SANITIZE_LARGE:-$large_tests plan_runs}
       for tool in memcheck racecheck initcheck synccheck; do
         for t in small $large; do
-          if [ "$t" = small ]; then
-            filter='-*more_segments*:*many_ranges*:*longer_than*:*repeated_runs*:*a_million_segments*:*around_a_grid_dimension*:*plan_runs*:*resource_failure*'
-          else
-            filter="*$t*"
-          fi
-          timeout "${KMASK_SANITIZE_TIMEOUT:-500}" compute-sanitizer --tool "$tool" --error-exitcode 99 --print-limit 100000 \
-            "$cuda_bin/unit_tests/kmask_unit_tests_cuda" --gtest_brief=1 "--gtest_filter=$filter" \
-            >"$out/sanitize-$tool-$t.log" 2>&1 &
+          if [ "$t" = small ]; then filter=$(excluding $large_tests plan_runs); else filter="*$t*"; fi
+          sanitized "${KMASK_SANITIZE_TIMEOUT:-500}" "$tool" "$filter" "$out/sanitize-$tool-$t.log" &
           pids+=($!)
         done
       done

@@ -26,6 +26,16 @@ KOKKOS_FORCEINLINE_FUNCTION int set_bits_in_range(word_type word, size_type w, s
   return popcount32(word);
 }
 
+// Sets counts [0, n) to zero on the device, ordered before the kernel that accumulates into them.
+template <class ExecSpace>
+void zero_counts(const ExecSpace& exec, const Kokkos::View<size_type*, typename ExecSpace::memory_space>& counts,
+                 size_type n, const char* label) {
+  if (n == 0) return;
+  Kokkos::parallel_for(
+      label, Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<size_type>>(exec, 0, n),
+      KOKKOS_LAMBDA(size_type i) { counts(i) = 0; });
+}
+
 template <class ExecSpace>
 struct range_count_functor {
   using memory_space = typename ExecSpace::memory_space;

@@ -220,7 +220,7 @@ struct small_segments_functor {
 };
 
 // GPU form, segments wider than small_segment_words: a team per run of blocks of one segment; the
-// team's null count is reduced in the team and added to the segment's counter with one atomic.
+// team's null count is reduced in the team and handed to segment_count_done once.
 // In a block, each run of 32 TeamThreadRange indices (a warp on CUDA) owns 32 x gpu_items
 // consecutive words, index g word g % 32 of each 32, so every load instruction of a warp reads one
 // 128-byte line and neighbouring words sit in neighbouring lanes.
@@ -349,16 +349,6 @@ struct cpu_segments_functor {
     a.segment_count_done(s, nulls, units_per_segment);
   }
 };
-
-// Sets counts [0, n) to zero on the device, ordered before the kernel that accumulates into them.
-template <class ExecSpace>
-void zero_counts(const ExecSpace& exec, const Kokkos::View<size_type*, typename ExecSpace::memory_space>& counts,
-                 size_type n, const char* label) {
-  if (n == 0) return;
-  Kokkos::parallel_for(
-      label, Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<size_type>>(exec, 0, n),
-      KOKKOS_LAMBDA(size_type i) { counts(i) = 0; });
-}
 
 template <class ExecSpace, class Op, class Destinations>
 void launch_segmented_binop(const char* fn, const ExecSpace& exec,
