@@ -122,6 +122,10 @@ void run_allocating(benchmark::State& state, segmented_case c) {
     const auto d = kmask::detail::stage_descriptors("bench", exec, p->sources, p->begin_bits, c.size_bits, p->offsets);
     exec.fence();
   });
+  // The upload inside stage_us alone (offsets, count scratch and 16-byte source references).
+  const std::size_t descriptor_words = 3 * p->offsets.size() - 2 + 2 * p->sources.size();
+  state.counters["upload_us"]        = 1e6 * descriptor_upload_time(exec, descriptor_words);
+  state.counters["descriptor_MB"]    = 8e-6 * static_cast<double>(descriptor_words);
   state.counters["kernel_us"] =
       1e6 * time_median(exec, [&] { p->plan->execute(exec, kmask::bit_and{}, p->null_counts); });
 }

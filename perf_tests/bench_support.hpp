@@ -9,6 +9,7 @@
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -64,6 +65,18 @@ inline double same_bytes_copy_time(const exec_space& exec, size_type bytes) {
   Kokkos::View<word_type*, memory_space> dst(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "bench::copy_dst"),
                                              n);
   return time_median(exec, [&] { Kokkos::deep_copy(exec, dst, src); });
+}
+
+// What moving `words` 64-bit words of descriptors from page-locked host memory to the device costs
+// alone (0 where the kernels read host memory and nothing is copied): the upload's share of the
+// allocating call, against the link's bandwidth rather than the library's host pass.
+inline double descriptor_upload_time(const exec_space& exec, std::size_t words) {
+  if (kmask::detail::runs_on_host<exec_space>()) return 0;
+  using staging = typename kmask::detail::staging_host_space<exec_space>::type;
+  Kokkos::View<std::uint64_t*, staging> host(Kokkos::view_alloc("bench::upload_src"), words);
+  Kokkos::View<std::uint64_t*, memory_space> dev(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "bench::upload_dst"),
+                                                words);
+  return time_median(exec, [&] { Kokkos::deep_copy(exec, dev, host); });
 }
 
 // Random words, different per mask and never all-zero or all-one.

@@ -4,6 +4,7 @@
 #include "bench_support.hpp"
 
 #include <sstream>
+#include <string>
 
 namespace kmask_bench {
 void register_segmented_binop_benchmarks();
@@ -20,6 +21,9 @@ int main(int argc, char* argv[]) {
     std::ostringstream concurrency;
     concurrency << Kokkos::DefaultExecutionSpace().concurrency();
     benchmark::AddCustomContext("concurrency", concurrency.str());
+    // Host-side passes (descriptor staging for a GPU) run on the default host space's threads.
+    benchmark::AddCustomContext("host_execution_space", Kokkos::DefaultHostExecutionSpace::name());
+    benchmark::AddCustomContext("host_concurrency", std::to_string(Kokkos::DefaultHostExecutionSpace().concurrency()));
     kmask_bench::register_segmented_binop_benchmarks();
     kmask_bench::register_count_copy_benchmarks();
     if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;

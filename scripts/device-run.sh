@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs prebuilt CUDA (and host) binaries on the GPU machine; used through the `device` tool with
 # build/cuda, build/host and build/device-libs carried. Writes logs and results under $OUT.
-#   scripts/device-run.sh STEP...   steps: info tests sanitize sanitize-all bench-key bench-wide bench-rest
+#   scripts/device-run.sh STEP...   steps: info tests sanitize sanitize-all bench-key bench-wide bench-rest bench-alloc
 #                                   bench-full bench-host bench-variants bench-host-variants
 #                                   sanitize-large ncu
 #   KMASK_HOST_BUILD   host build directory with OpenMP benchmarks (default build/host)
@@ -10,7 +10,9 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 out=${OUT:-/tmp/kmask-device-out}
 mkdir -p "$out"
 export LD_LIBRARY_PATH="$PWD/build/device-libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-cuda_bin=build/cuda
+# Kokkos' OpenMP threads (the host space of both builds) pinned one per core, as Kokkos advises.
+export OMP_PROC_BIND=${OMP_PROC_BIND:-spread} OMP_PLACES=${OMP_PLACES:-threads}
+cuda_bin=${KMASK_CUDA_BUILD:-build/cuda}
 host_bin=${KMASK_HOST_BUILD:-build/host}
 rc=0
 step() { echo "=== $* ($(date +%T))"; }
@@ -39,9 +41,9 @@ sanitize() {
     [ $r -eq 0 ] || rc=1
   done
 }
-# bench BINARY NAME MIN_TIME FILTER: one benchmark run, JSON + text under $out/bench-NAME.*
+# bench BINARY NAME MIN_TIME FILTER [ARG...]: one benchmark run, JSON + text under $out/bench-NAME.*
 bench() {
-  "$1" --benchmark_min_time="$3" "--benchmark_filter=$4" --benchmark_out="$out/bench-$2.json" \
+  "$1" --benchmark_min_time="$3" "--benchmark_filter=$4" "${@:5}" --benchmark_out="$out/bench-$2.json" \
     --benchmark_out_format=json --benchmark_counters_tabular=true 2>&1 | tee "$out/bench-$2.txt" |
     grep -v "^-" | cut -c1-230
 }
@@ -73,6 +75,15 @@ for s in "$@"; do
       step "benchmarks (small masks, allocating, counting, copying)"
       bench "$cuda_bin/perf_tests/kmask_benchmarks" rest 0.02 \
         'segmented_binop/(inplace|alloc)/and/segments:(1000|10000)/masks:(4|16)/bits:(32|128)/|count_set_bits|segmented_count_set_bits|copy_bitmask'
+      ;;
+    bench-alloc)
+      # The allocating call end to end, its descriptor staging on every host core (Kokkos' OpenMP
+      # host space) and on one, side by side.
+      for threads in 16 1; do
+        step "benchmarks (allocating, $threads host threads)"
+        OMP_NUM_THREADS=$threads bench "$cuda_bin/perf_tests/kmask_benchmarks" "alloc-threads$threads" 0.02 \
+          "${KMASK_ALLOC_FILTER:-segmented_binop/alloc/and/segments:(1000|10000)/masks:(4|16)/bits:(32|128)/}"
+      done
       ;;
     bench-wide)
       # The wide-kernel cells of the targets (2^20, 2^24 and 2^27 bits, in place, AND and the OR case).

@@ -222,6 +222,22 @@ TEST(TEST_CATEGORY, errors_segmented_binop_family_rejects_bad_input_and_writes_n
   errors::expect_rejected<IA>(kept, seg(good.masks, good.begins, bits, {}), s + "segment_offsets is empty");
   errors::expect_rejected<IA>(kept, seg(good.masks, good.begins, bits, {1, 0}), s + "segment_offsets[1] = 0 is less than segment_offsets[0] = 1");
   errors::expect_rejected<OR>(kept, seg(good.masks, good.begins, bits, {0, 7}), s + "segment_offsets[1] = 7 is outside [0, masks.size() = 3]");
+  {
+    // Enough sources that they are described on host threads, then enough that they are uploaded in
+    // chunks (the bad one in the second): the first bad one is still named.
+    constexpr std::size_t n = 5000, chunk = kmask::detail::upload_chunk_sources;
+    static_assert(n >= kmask::detail::parallel_pass_min_sources && n < chunk, "one threaded chunk");
+    std::vector<size_type> begins(n, 0);
+    begins[4321] = 29;
+    begins[4800] = -1;
+    errors::expect_rejected<OR>(kept, seg(std::vector<mask_view>(n, a), begins, bits, {0, 2500, n}),
+                                s + "begin_bits[4321] + size_bits = 29 + 100 is past the 128 bits of masks[4321] (4 words)");
+    std::vector<size_type> more(2 * chunk + 100, 0);
+    more[chunk + 7]     = -3;
+    more[2 * chunk + 1] = 29;
+    errors::expect_rejected<IA>(kept, seg(std::vector<mask_view>(more.size(), a), more, bits, {0, size_type(more.size())}),
+                                s + "begin_bits[" + std::to_string(chunk + 7) + "] = -3 is negative");
+  }
 
   // binop and inplace_binop (one segment of every mask).
   const std::string bn = "kmask::binop: ", ib = "kmask::inplace_binop: ";

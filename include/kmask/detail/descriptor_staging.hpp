@@ -5,7 +5,7 @@
 // uploading from pageable memory and freeing descriptor views on every call costs more than the
 // kernel for small masks: device allocations and frees synchronise, a pageable copy stages through
 // a driver buffer. Here the host writes descriptors straight into page-locked memory kept between
-// calls, one asynchronous copy moves them into device memory kept between calls, and nothing is
+// calls, asynchronous copies move them into device memory kept between calls, and nothing is
 // freed until Kokkos::finalize().
 //
 // Reuse is ordered, not assumed: a call first waits (fence) for the execution space instance the
@@ -38,16 +38,18 @@ class descriptor_staging {
    public:
     // Where the host writes the descriptors.
     std::uint64_t* host() const { return s_->host_.data(); }
-    // Enqueues the copy of the first `words` words on the call's instance; returns where the
-    // kernels read them. From here until the next call's fence, the buffers belong to `exec`.
-    const std::uint64_t* upload(std::size_t words) {
-      s_->last_ = std::make_unique<ExecSpace>(exec_);
-      if (direct || words == 0) return s_->host_.data();
+    // Enqueues the copy of words [begin, end) on the call's instance. From the first copy until
+    // the next call's fence, the buffers belong to `exec`: words already handed over must not be
+    // written again by this call.
+    void upload(std::size_t begin, std::size_t end) {
+      if (!s_->last_) s_->last_ = std::make_unique<ExecSpace>(exec_);
+      if (direct || end <= begin) return;
       using pair = Kokkos::pair<std::size_t, std::size_t>;
-      Kokkos::deep_copy(exec_, Kokkos::subview(s_->device_, pair(0, words)),
-                        Kokkos::subview(s_->host_, pair(0, words)));
-      return s_->device_.data();
+      Kokkos::deep_copy(exec_, Kokkos::subview(s_->device_, pair(begin, end)),
+                        Kokkos::subview(s_->host_, pair(begin, end)));
     }
+    // Where the kernels read the uploaded words.
+    const std::uint64_t* device() const { return direct ? s_->host_.data() : s_->device_.data(); }
 
    private:
     friend class descriptor_staging;
