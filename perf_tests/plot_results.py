@@ -38,20 +38,20 @@ def load(paths):
             cases[name] = dict(kind=kind, op=op, segments=int(segs), masks=int(masks), bits=int(bits), align=align,
                                us=b.get("median_us"), vs_copy=b.get("vs_copy"), speedup=b.get("speedup"),
                                blas=b.get("vs_kokkosblas"), gbs=b.get("GB/s"), stage=b.get("stage_us"),
-                               kernel=b.get("kernel_us"), file=Path(path).name)
+                               upload=b.get("upload_us"), kernel=b.get("kernel_us"), file=Path(path).name)
     return contexts, list(cases.values()), list(other.values())
 
 
 def table(rows):
     out = ["| kind | op | segments | masks | size_bits | align | time (us) | GB/s | vs_copy | speedup vs warp | "
-           "vs KokkosBlas | staging (us) | kernel (us) | from |",
-           "|---|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---|"]
+           "vs KokkosBlas | staging (us) | of which upload (us) | kernel (us) | from |",
+           "|---|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
     fmt = lambda v, f: "" if v is None else f.format(v)
     for r in sorted(rows, key=lambda r: (r["kind"], r["op"], r["bits"], r["segments"], r["masks"], r["align"])):
         out.append("| {kind} | {op} | {segments} | {masks} | {bits} | {align} | ".format(**r) +
                    " | ".join([fmt(r["us"], "{:.1f}"), fmt(r["gbs"], "{:.0f}"), fmt(r["vs_copy"], "{:.2f}"),
                                fmt(r["speedup"], "{:.1f}"), fmt(r["blas"], "{:.2f}"), fmt(r["stage"], "{:.1f}"),
-                               fmt(r["kernel"], "{:.1f}"), r["file"]]) + " |")
+                               fmt(r["upload"], "{:.1f}"), fmt(r["kernel"], "{:.1f}"), r["file"]]) + " |")
     return "\n".join(out)
 
 

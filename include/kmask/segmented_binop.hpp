@@ -189,7 +189,10 @@ void inplace_segmented_binop(const Op& op, const std::vector<DestView>& destinat
 /// Returns `segmented_result` with `masks` of extent (number of segments) x (padded words) and
 /// `null_counts`. Asynchronous: valid after `exec.fence()`. The sources cannot alias the fresh
 /// result, so no staging is ever needed. Same errors as inplace_segmented_binop() for the sources
-/// and offsets.
+/// and offsets. The host validates and describes every source before the launch: on `exec` itself
+/// when it is a host space, otherwise on Kokkos::DefaultHostExecutionSpace (its threads share
+/// the work from 4096 sources on), and a device's descriptors are uploaded in chunks while later
+/// sources are still being described.
 template <class ExecSpace, class Op, class SourceView>
 segmented_result<typename ExecSpace::memory_space> segmented_binop(const ExecSpace& exec, const Op& op,
                                                                    const std::vector<SourceView>& masks,
