@@ -12,7 +12,7 @@ mkdir -p "$out"
 export LD_LIBRARY_PATH="$PWD/build/device-libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 # Kokkos' OpenMP threads (the host space of both builds) pinned one per core, as Kokkos advises.
 export OMP_PROC_BIND=${OMP_PROC_BIND:-spread} OMP_PLACES=${OMP_PLACES:-threads}
-cuda_bin=${KMASK_CUDA_BUILD:-build/cuda}
+cuda_bin=build/cuda
 host_bin=${KMASK_HOST_BUILD:-build/host}
 rc=0
 step() { echo "=== $* ($(date +%T))"; }
@@ -41,9 +41,9 @@ sanitize() {
     [ $r -eq 0 ] || rc=1
   done
 }
-# bench BINARY NAME MIN_TIME FILTER [ARG...]: one benchmark run, JSON + text under $out/bench-NAME.*
+# bench BINARY NAME MIN_TIME FILTER: one benchmark run, JSON + text under $out/bench-NAME.*
 bench() {
-  "$1" --benchmark_min_time="$3" "--benchmark_filter=$4" "${@:5}" --benchmark_out="$out/bench-$2.json" \
+  "$1" --benchmark_min_time="$3" "--benchmark_filter=$4" --benchmark_out="$out/bench-$2.json" \
     --benchmark_out_format=json --benchmark_counters_tabular=true 2>&1 | tee "$out/bench-$2.txt" |
     grep -v "^-" | cut -c1-230
 }
