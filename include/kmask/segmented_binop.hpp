@@ -192,7 +192,9 @@ void inplace_segmented_binop(const Op& op, const std::vector<DestView>& destinat
 /// and offsets. The host validates and describes every source before the launch: on `exec` itself
 /// when it is a host space, otherwise on Kokkos::DefaultHostExecutionSpace (its threads share
 /// the work from 4096 sources on), and a device's descriptors are uploaded in chunks while later
-/// sources are still being described.
+/// sources are still being described. So a GPU call uses the host space too: calls from several
+/// host threads queue on the staging buffers, and the host space is shared with the caller's other
+/// Kokkos host work as any Kokkos call shares it.
 template <class ExecSpace, class Op, class SourceView>
 segmented_result<typename ExecSpace::memory_space> segmented_binop(const ExecSpace& exec, const Op& op,
                                                                    const std::vector<SourceView>& masks,
