@@ -81,8 +81,9 @@ constexpr size_type warp_lanes = 32;
 constexpr int source_batch       = KMASK_SOURCE_BATCH;
 constexpr int small_source_batch = KMASK_SMALL_SOURCE_BATCH;
 
-// CPU form: one parallel iteration owns this many words of one segment, and streams each source
-// through an accumulator of cpu_block_words words that stays in L1.
+// CPU form: one parallel iteration owns this many words of one segment, built in blocks of
+// cpu_block_words words whose accumulator (for segments of more than cpu_pass_sources sources)
+// stays in L1.
 #ifndef KMASK_CPU_UNIT_WORDS
 #define KMASK_CPU_UNIT_WORDS 8192
 #endif

@@ -6,6 +6,7 @@
 // segments are packed one per thread. Every index is bounds-checked before it is used to read.
 
 #include <kmask/detail/compat.hpp>
+#include <kmask/detail/cpu_word_passes.hpp>
 #include <kmask/detail/launch_shape.hpp>
 #include <kmask/detail/word_access.hpp>
 #include <kmask/types.hpp>
@@ -293,11 +294,16 @@ struct wide_segments_functor {
 };
 
 // CPU form, segments wider than small_segment_words: iteration u owns words
-// [begin, begin + cpu_unit_words) of one segment. Each block of cpu_block_words words is built in
-// an accumulator that stays in L1 while every source streams through it in a plain loop (load,
-// shift, combine) that the compiler vectorises; then it is stored and counted once.
+// [begin, begin + cpu_unit_words) of one segment, built block by block (cpu_block_words words).
+// A block streams its sources in passes of up to cpu_pass_sources consecutive ones of one kind
+// (word-aligned or shifted), all read together, so each pass is one loop over parallel streams the
+// hardware prefetches and the compiler vectorises; passes before the last one leave their words in
+// an accumulator that stays in L1, the last one stores and counts them. With 2-4 sources a
+// segment is one pass: sources in, destination out, nothing else touched.
 template <class ExecSpace, class Op, class Destinations>
 struct cpu_segments_functor {
+  static_assert(cpu_block_words <= max_half_count_words,
+                "kmask: KMASK_CPU_BLOCK_WORDS is too large for one block's 16-bit set-bit fields");
   segmented_binop_args<typename ExecSpace::memory_space, Op, Destinations> a;
   size_type units_per_segment;
 
@@ -307,40 +313,49 @@ struct cpu_segments_functor {
     const size_type begin = (u % units_per_segment) * cpu_unit_words;
     const size_type end   = begin + cpu_unit_words < a.words ? begin + cpu_unit_words : a.words;
     const size_type first = a.offsets(s), last = a.offsets(s + 1);
+    const size_type bits  = a.size_bits;
     word_type* out        = a.destinations.row(s);
     const auto op         = a.op;
     size_type nulls       = 0;
     word_type acc[cpu_block_words];
     for (size_type b0 = begin; b0 < end; b0 += cpu_block_words) {
       const size_type n = end - b0 < cpu_block_words ? end - b0 : cpu_block_words;
-      for (size_type k = 0; k < n; ++k) acc[k] = op.identity();
-      for (size_type j = first; j < last; ++j) {
-        const positioned_source ps(a.sources(j), a.size_bits);
-        const word_type* p = ps.first + b0;
-        if (ps.shift == 0) {
-          for (size_type k = 0; k < n; ++k) acc[k] = op(acc[k], p[k]);
-        } else {
-          // The word after p[k] is read only where the source's bits reach into it: for every k
-          // but, at the very end of the source, the last one.
-          const size_type m = b0 + n <= ps.last ? n : n - 1;
-          const int sh      = ps.shift;
-          for (size_type k = 0; k < m; ++k) acc[k] = op(acc[k], (p[k] >> sh) | (p[k + 1] << (word_bits - sh)));
-          if (m < n) acc[n - 1] = op(acc[n - 1], ps.word(b0 + n - 1));
+      // The mask's last word is left to the end: only it can hold bits past size_bits, and only
+      // there may a shifted source have no next word to read.
+      const bool has_last = b0 + n == a.words;
+      const size_type m   = has_last ? n - 1 : n;
+      size_type set       = 0;
+      if (first == last) {
+        for (size_type k = 0; k < m; ++k) out[b0 + k] = op.identity();
+        set = m * popcount32(op.identity());
+      }
+      bool from_acc = false;
+      for (size_type j = first; j < last;) {
+        const word_type* p[cpu_pass_sources] = {};
+        int sh[cpu_pass_sources]             = {};
+        const positioned_source lead(a.sources(j), bits);
+        const bool shifted = lead.shift != 0;
+        p[0]               = lead.first + b0;
+        sh[0]              = lead.shift;
+        int g              = 1;
+        for (; g < cpu_pass_sources && j + g < last; ++g) {
+          const positioned_source ps(a.sources(j + g), bits);
+          if ((ps.shift != 0) != shifted) break;
+          p[g]  = ps.first + b0;
+          sh[g] = ps.shift;
         }
+        j += g;
+        set += cpu_pass(op, g, shifted, p, sh, m, from_acc, j == last, acc, out + b0);
+        from_acc = true;
       }
-      // Only the mask's last word can hold bits past size_bits.
-      const size_type body = b0 + n == a.words ? n - 1 : n;
-      size_type set        = 0;
-      for (size_type k = 0; k < body; ++k) {
-        out[b0 + k] = acc[k];
-        set += popcount32(acc[k]);
-      }
-      nulls += body * word_bits - set;
-      if (body < n) {
-        const size_type w    = b0 + n - 1;
-        const word_type word = acc[n - 1] & valid_bits_of_word(w, a.size_bits);
-        out[w]               = word;
-        nulls += nulls_in_word(word, w, a.size_bits);
+      nulls += m * word_bits - set;
+      if (has_last) {
+        const size_type w = a.words - 1;
+        word_type word    = op.identity();
+        for (size_type j = first; j < last; ++j) word = op(word, positioned_source(a.sources(j), bits).word(w));
+        word &= valid_bits_of_word(w, bits);
+        out[w] = word;
+        nulls += nulls_in_word(word, w, bits);
       }
     }
     // Padding words of a padded row that fall in this unit.
