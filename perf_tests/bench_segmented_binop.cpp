@@ -123,9 +123,10 @@ void run_allocating(benchmark::State& state, segmented_case c) {
   state.counters["stage_us"] = 1e6 * time_median(exec, [&] {
     const auto d = kmask::detail::stage_descriptors("bench", exec, p->sources, p->begin_bits, c.size_bits, p->offsets);
     exec.fence();
-    descriptor_words = d.offsets.extent(0) + d.count_scratch.extent(0) + 2 * d.sources.extent(0);
+    descriptor_words = d.offsets.extent(0) + d.count_scratch.extent(0) +
+                       d.sources.extent(0) * sizeof(typename decltype(d.sources)::value_type) / sizeof(std::uint64_t);
   });
-  // The upload inside stage_us alone (offsets, count scratch and 16-byte source references).
+  // The upload inside stage_us alone (offsets, count scratch and source references).
   state.counters["upload_us"]        = 1e6 * descriptor_upload_time(exec, descriptor_words);
   state.counters["descriptor_MB"]    = 8e-6 * static_cast<double>(descriptor_words);
   state.counters["kernel_us"] =

@@ -54,6 +54,8 @@ for s in "$@"; do
       step info
       nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu \
         --format=csv | tee "$out/gpu.txt"
+      # The host side too: the OpenMP benchmarks and the allocating call's host pass run on it.
+      lscpu | grep -E "Model name|^CPU\(s\)|Thread|Socket|NUMA node\(s\)|L[23] cache|MHz" | tee "$out/host-cpu.txt"
       ;;
     tests)
       step tests
@@ -89,7 +91,7 @@ for s in "$@"; do
       # The wide-kernel cells of the targets (2^20, 2^24 and 2^27 bits, in place, AND and the OR case).
       step "benchmarks (wide cells)"
       bench "$cuda_bin/perf_tests/kmask_benchmarks" wide 0.02 \
-        'segmented_binop/inplace/(and|or)/segments:(10|100|1000)/masks:(4|8|16)/bits:(1048576|16777216)/|segmented_binop/inplace/and/segments:10/masks:(4|16)/bits:134217728/'
+        "${KMASK_WIDE_FILTER:-segmented_binop/inplace/(and|or)/segments:(10|100|1000)/masks:(4|8|16)/bits:(1048576|16777216)/|segmented_binop/inplace/and/segments:10/masks:(4|16)/bits:134217728/}"
       ;;
     bench-full)
       step "benchmarks (all)"

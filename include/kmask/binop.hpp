@@ -48,7 +48,7 @@ std::pair<Kokkos::View<word_type*, typename ExecSpace::memory_space>, size_type>
   Kokkos::View<size_type*, memory_space> count(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing,
                                                                   "kmask::binop::null_count"),
                                                1);
-  detail::segmented_binop_args<memory_space, Op, detail::strided_destinations> a{
+  detail::segmented_args_for<ExecSpace, Op, detail::strided_destinations> a{
       op,    d.offsets, d.sources, detail::strided_destinations{mask.data(), 0}, count, 1, size_bits,
       num_words(size_bits), static_cast<size_type>(mask.extent(0)), d.count_scratch};
   detail::launch_segmented_binop(fn, exec, a);

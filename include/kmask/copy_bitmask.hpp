@@ -34,7 +34,7 @@ Kokkos::View<word_type*, typename ExecSpace::memory_space> copy_bitmask(
   // Null counts are a by-product nobody asked for here; they land in a one-entry scratch view.
   Kokkos::View<size_type*, memory_space> scratch(
       Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "kmask::copy_bitmask::null_count"), 1);
-  detail::segmented_binop_args<memory_space, bit_or, detail::strided_destinations> a{
+  detail::segmented_args_for<ExecSpace, bit_or, detail::strided_destinations> a{
       bit_or{}, d.offsets, d.sources, detail::strided_destinations{out.data(), 0}, scratch, 1, size_bits,
       num_words(size_bits), static_cast<size_type>(out.extent(0)), d.count_scratch};
   detail::launch_segmented_binop(fn, exec, a);

@@ -125,7 +125,7 @@ class segmented_binop_plan {
   void run(const char* fn, const ExecSpace& exec, const Op& op,
            const Kokkos::View<size_type*, memory_space>& null_counts) const {
     detail::stage_sources(exec, d_);
-    detail::segmented_binop_args<memory_space, Op, detail::pointer_destinations<memory_space>> a{
+    detail::segmented_args_for<ExecSpace, Op, detail::pointer_destinations<memory_space>> a{
         op,          d_.offsets,     d_.sources, detail::pointer_destinations<memory_space>{d_.destinations},
         null_counts, d_.num_segments, d_.size_bits, num_words(d_.size_bits), num_words(d_.size_bits),
         d_.count_scratch};
@@ -220,7 +220,7 @@ segmented_result<typename ExecSpace::memory_space> segmented_binop(const ExecSpa
           d.num_segments)};
   // Rows are padded to 64 bytes; the kernel writes the padding words as 0 so no row carries garbage.
   const size_type words = num_words(size_bits);
-  detail::segmented_binop_args<memory_space, Op, detail::strided_destinations> a{
+  detail::segmented_args_for<ExecSpace, Op, detail::strided_destinations> a{
       op,          d.offsets,      d.sources,   detail::strided_destinations{result.masks.data(), row_words},
       result.null_counts, d.num_segments, size_bits, words, row_words, d.count_scratch};
   detail::launch_segmented_binop(fn, exec, a);

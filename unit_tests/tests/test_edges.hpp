@@ -246,3 +246,68 @@ TEST(TEST_CATEGORY, edges_segment_of_a_thousand_sources_through_the_plan) {
     }
   }
 }
+
+// The GPU form's 8-byte source reference holds every canonical address (48- and 57-bit, both
+// halves) with every bit offset, and refuses one whose top four bits disagree rather than
+// wrapping it into another address.
+TEST(TEST_CATEGORY, edges_packed_source_references_round_trip_every_canonical_address) {
+  using kmask::detail::packed_source_ref;
+  using kmask::detail::positioned_source;
+  using kmask::detail::source_ref;
+  const std::vector<std::uint64_t> addresses{0x1000,
+                                             0x00007ffffffff000,  // top of a 48-bit low half
+                                             0x00ffffffffff0000,  // top of a 57-bit low half
+                                             0xffff800000000000,  // bottom of a 48-bit high half
+                                             0xff00000000001000,  // bottom of a 57-bit high half
+                                             0xfffffffffffff000};
+  for (std::uint64_t address : addresses)
+    for (size_type begin : {0, 1, 5, 31, 32, 33, 95, 1000}) {
+      const auto* data = reinterpret_cast<const word_type*>(static_cast<std::uintptr_t>(address));
+      packed_source_ref packed{0};
+      ASSERT_TRUE(packed.pack(data, begin)) << std::hex << address << std::dec << " + bit " << begin;
+      EXPECT_EQ(packed.first(), data + begin / 32) << std::hex << address << std::dec << " + bit " << begin;
+      EXPECT_EQ(packed.shift(), begin % 32) << std::hex << address << std::dec << " + bit " << begin;
+      for (size_type bits : {1, 31, 32, 33, 4000}) {
+        const positioned_source a(packed, bits), b(source_ref{data, begin}, bits);
+        EXPECT_EQ(a.first, b.first);
+        EXPECT_EQ(a.shift, b.shift);
+        EXPECT_EQ(a.last, b.last) << "bits " << bits << ", begin " << begin;
+      }
+    }
+  for (std::uint64_t address : {std::uint64_t{0x1000000000000000}, std::uint64_t{0x8000000000001000},
+                                std::uint64_t{0xe000000000000000}}) {
+    packed_source_ref packed{12345};
+    EXPECT_FALSE(packed.pack(reinterpret_cast<const word_type*>(static_cast<std::uintptr_t>(address)), 7))
+        << std::hex << address;
+    EXPECT_EQ(packed.bits, 12345u) << "a refused pack changed the reference";
+  }
+}
+
+// A valid source at an address the GPU form's reference cannot hold is refused by name, before any
+// work; the CPU form keeps full pointers and has no such case.
+TEST(TEST_CATEGORY, edges_sources_at_addresses_a_packed_reference_cannot_hold_are_refused) {
+  if (kmask::detail::uses_cpu_kernels<TEST_EXECSPACE>())
+    GTEST_SKIP() << "the CPU form references sources by full pointer: every address is accepted";
+  using MS = typename TEST_EXECSPACE::memory_space;
+  TEST_EXECSPACE exec;
+  const view_t<TEST_EXECSPACE> good("good", 4);
+  // Never read: the call must be refused before anything is launched.
+  const Kokkos::View<const word_type*, MS, Kokkos::MemoryTraits<Kokkos::Unmanaged>> unholdable(
+      reinterpret_cast<const word_type*>(std::uintptr_t{0x4000000000000000}), 4);
+  const std::vector<Kokkos::View<const word_type*, MS>> masks{good, good, unholdable};
+  const std::vector<size_type> begins{0, 3, 5};
+  for (const char* fn : {"kmask::segmented_binop", "kmask::binop"}) {
+    try {
+      if (std::string(fn) == "kmask::binop") kmask::binop(exec, kmask::bit_and{}, masks, begins, 64);
+      else kmask::segmented_binop(exec, kmask::bit_and{}, masks, begins, 64, {0, 1, 3});
+      ADD_FAILURE() << fn << " accepted an address its references cannot hold";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_EQ(std::string(e.what()).rfind(std::string(fn) + ": masks[2] starts at address", 0), 0u) << e.what();
+    }
+  }
+  // The staging buffers are left usable.
+  const std::vector<Kokkos::View<const word_type*, MS>> fine{good, good};
+  const auto r = kmask::segmented_binop(exec, kmask::bit_and{}, fine, {0, 3}, 64, {0, 2});
+  exec.fence();
+  EXPECT_EQ(r.masks.extent(0), 1u);
+}

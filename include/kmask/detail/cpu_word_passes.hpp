@@ -46,7 +46,7 @@ KOKKOS_FORCEINLINE_FUNCTION word_type shifted_word(const word_type* p, size_type
 // `out` may be one of the sources (a destination read from bit 0): word k is written after every
 // source's word k, and word k + 1 of it is read only before it is written, as in the plain loop.
 template <int G, bool Shifted, bool FromAcc, bool ToOut, class Op>
-inline size_type cpu_pass(const Op& op, const word_type* const (&p)[cpu_pass_sources],
+KOKKOS_INLINE_FUNCTION size_type cpu_pass(const Op& op, const word_type* const (&p)[cpu_pass_sources],
                           const int (&sh)[cpu_pass_sources], size_type n, word_type* acc, word_type* out) {
   static_assert(G >= 1 && G <= cpu_pass_sources, "kmask::detail::cpu_pass: 1 to cpu_pass_sources sources");
   const word_type* p0 = p[0];
@@ -72,7 +72,7 @@ inline size_type cpu_pass(const Op& op, const word_type* const (&p)[cpu_pass_sou
 }
 
 template <int G, bool Shifted, class Op>
-inline size_type cpu_pass(const Op& op, const word_type* const (&p)[cpu_pass_sources],
+KOKKOS_INLINE_FUNCTION size_type cpu_pass(const Op& op, const word_type* const (&p)[cpu_pass_sources],
                           const int (&sh)[cpu_pass_sources], size_type n, bool from_acc, bool to_out,
                           word_type* acc, word_type* out) {
   if (from_acc)
@@ -84,7 +84,7 @@ inline size_type cpu_pass(const Op& op, const word_type* const (&p)[cpu_pass_sou
 
 // cpu_pass over the first `g` (1 to cpu_pass_sources) entries of p and sh.
 template <class Op>
-inline size_type cpu_pass(const Op& op, int g, bool shifted, const word_type* const (&p)[cpu_pass_sources],
+KOKKOS_INLINE_FUNCTION size_type cpu_pass(const Op& op, int g, bool shifted, const word_type* const (&p)[cpu_pass_sources],
                           const int (&sh)[cpu_pass_sources], size_type n, bool from_acc, bool to_out,
                           word_type* acc, word_type* out) {
   if (shifted) {

@@ -14,6 +14,8 @@
 #include <cstdint>
 #include <cstring>
 #include <new>
+#include <sstream>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -43,7 +45,7 @@ struct segmented_descriptors {
   std::vector<Kokkos::View<std::uint64_t*, memory_space>> storage;  // owns the record views below
   Kokkos::View<size_type*, memory_space> offsets;
   Kokkos::View<size_type*, memory_space> count_scratch;  // segmented_binop_args::count_scratch
-  Kokkos::View<source_ref*, memory_space> sources;
+  Kokkos::View<source_ref_for<ExecSpace>*, memory_space> sources;
   Kokkos::View<destination_ref*, memory_space> destinations;
   Kokkos::View<stage_ref*, memory_space> stages;
   Kokkos::View<word_type*, memory_space> stage_buffer;
@@ -90,6 +92,30 @@ uploaded_records<T, typename ExecSpace::memory_space> upload_records(const ExecS
   return u;
 }
 
+// Writes the reference to a source whose bits start at `begin_bit` of `data` into *ref; false if
+// the form cannot hold it (a packed reference, an address whose top four bits differ).
+inline bool describe_source(source_ref* ref, const word_type* data, size_type begin_bit) {
+  new (ref) source_ref{data, begin_bit};
+  return true;
+}
+inline bool describe_source(packed_source_ref* ref, const word_type* data, size_type begin_bit) {
+  new (ref) packed_source_ref{0};
+  return ref->pack(data, begin_bit);
+}
+
+// The reference to masks[j] (already validated); throws if its form cannot hold the address.
+template <class Ref>
+Ref source_reference(const char* fn, std::size_t j, const word_type* data, size_type begin_bit) {
+  Ref ref;
+  if (!describe_source(&ref, data, begin_bit)) {
+    std::ostringstream msg;
+    msg << fn << ": masks[" << j << "] starts at address " << static_cast<const void*>(data)
+        << ", outside the range an 8-byte device source reference holds (its top four bits must agree)";
+    throw std::invalid_argument(msg.str());
+  }
+  return ref;
+}
+
 // Validates everything (throwing before any device work), then builds the descriptors.
 // `destinations` empty and `num_rows_checked == false` means the caller writes into rows it
 // allocated itself (no aliasing possible): only sources are described.
@@ -125,9 +151,11 @@ segmented_descriptors<ExecSpace> build_descriptors(const char* fn, const ExecSpa
   const size_type base = segment_offsets.front();
   std::vector<size_type> offsets(segment_offsets.size() + 2 * static_cast<std::size_t>(num_segments), 0);
   for (std::size_t s = 0; s < segment_offsets.size(); ++s) offsets[s] = segment_offsets[s] - base;
-  std::vector<source_ref> sources;
+  using ref_type = source_ref_for<ExecSpace>;
+  std::vector<ref_type> sources;
   sources.reserve(static_cast<std::size_t>(segment_offsets.back() - base));
-  for (size_type j = base; j < segment_offsets.back(); ++j) sources.push_back({masks[j].data(), begin_bits[j]});
+  for (size_type j = base; j < segment_offsets.back(); ++j)
+    sources.push_back(source_reference<ref_type>(fn, static_cast<std::size_t>(j), masks[j].data(), begin_bits[j]));
 
   if (!staged.empty()) {
     // Each staged source keeps its bit offset within the first word it occupies, so the kernel
@@ -141,7 +169,8 @@ segmented_descriptors<ExecSpace> build_descriptors(const char* fn, const ExecSpa
     for (size_type j : staged) {
       const size_type words = num_words(begin_bits[j] % word_bits + size_bits);
       stages.push_back({masks[j].data() + begin_bits[j] / word_bits, d.stage_buffer.data() + at, words});
-      sources[j - base] = {d.stage_buffer.data() + at, begin_bits[j] % word_bits};
+      sources[j - base] = source_reference<ref_type>(fn, static_cast<std::size_t>(j), d.stage_buffer.data() + at,
+                                                     begin_bits[j] % word_bits);
       at += words;
     }
     auto st = upload_records(exec, stages, prefix + "stages");
@@ -170,7 +199,7 @@ struct staged_descriptors {
   using memory_space = typename ExecSpace::memory_space;
   typename descriptor_staging<ExecSpace>::lease lease;
   Kokkos::View<const size_type*, memory_space> offsets;
-  Kokkos::View<const source_ref*, memory_space> sources;
+  Kokkos::View<const source_ref_for<ExecSpace>*, memory_space> sources;
   Kokkos::View<size_type*, memory_space> count_scratch;  // zeros, uploaded with the rest
   size_type num_segments;
 };
@@ -190,18 +219,18 @@ host_pass_space<ExecSpace> host_pass_instance(const ExecSpace& exec) {
 constexpr std::size_t parallel_pass_min_sources = 4096;
 
 // Validates sources [first, last) and writes their references into refs[first, last); false if
-// any of them is invalid. The pass streams the views (24 bytes each), the begin bits and the
-// references (16 bytes): about 8 MB for 160,000 sources, which one core of the H200's host took
-// ~0.5-0.65 ms over, so large calls spread it over host threads.
-template <class ExecSpace, class SourceView>
+// any of them is invalid or cannot be described. The pass streams the views (24 bytes each), the
+// begin bits and the references (8 or 16 bytes): 6-8 MB for 160,000 sources, which one core of
+// the H200's host took ~0.5-0.65 ms over, so large calls spread it over host threads.
+template <class ExecSpace, class SourceView, class Ref>
 bool write_source_refs(const ExecSpace& exec, const std::vector<SourceView>& masks,
-                       const std::vector<size_type>& begin_bits, size_type size_bits, source_ref* refs,
-                       std::size_t first, std::size_t last) {
+                       const std::vector<size_type>& begin_bits, size_type size_bits, Ref* refs, std::size_t first,
+                       std::size_t last) {
   const SourceView* m  = masks.data();
   const size_type* b   = begin_bits.data();
   const auto write_one = [=](std::size_t j) {
-    new (refs + j) source_ref{m[j].data(), b[j]};
-    return source_is_valid(m[j].data(), static_cast<size_type>(m[j].extent(0)), b[j], size_bits);
+    return source_is_valid(m[j].data(), static_cast<size_type>(m[j].extent(0)), b[j], size_bits) &&
+           describe_source(refs + j, m[j].data(), b[j]);
   };
   if (last - first < parallel_pass_min_sources) {
     bool valid = true;
@@ -232,7 +261,9 @@ staged_descriptors<ExecSpace> stage_descriptors(const char* fn, const ExecSpace&
                                                 const std::vector<SourceView>& masks,
                                                 const std::vector<size_type>& begin_bits, size_type size_bits,
                                                 const std::vector<size_type>& segment_offsets) {
-  static_assert(sizeof(source_ref) == 2 * sizeof(std::uint64_t) && sizeof(size_type) == sizeof(std::uint64_t),
+  using ref_type                 = source_ref_for<ExecSpace>;
+  constexpr std::size_t ref_words = sizeof(ref_type) / sizeof(std::uint64_t);
+  static_assert(sizeof(ref_type) % sizeof(std::uint64_t) == 0 && sizeof(size_type) == sizeof(std::uint64_t),
                 "stage_descriptors: descriptor layout");
   using memory_space = typename ExecSpace::memory_space;
   check_size_bits(fn, size_bits);
@@ -241,33 +272,36 @@ staged_descriptors<ExecSpace> stage_descriptors(const char* fn, const ExecSpace&
   const std::size_t num_scratch = num_offsets > 0 ? 2 * (num_offsets - 1) : 0;
   // Layout: offsets | count scratch | source references; the first two go with the first chunk.
   const std::size_t header = num_offsets + num_scratch;
-  const std::size_t words  = header + 2 * num_sources;
+  const std::size_t words  = header + ref_words * num_sources;
 
   auto lease          = descriptor_staging<ExecSpace>::acquire(exec, words);
   std::uint64_t* host = lease.host();
   if (num_offsets) std::memcpy(host, segment_offsets.data(), num_offsets * sizeof(size_type));
   std::fill(host + num_offsets, host + header, std::uint64_t{0});
-  source_ref* refs     = reinterpret_cast<source_ref*>(host + header);
+  ref_type* refs       = reinterpret_cast<ref_type*>(host + header);
   std::size_t uploaded = 0;
   bool valid           = true;
   for (std::size_t first = 0; valid && first < num_sources; first += upload_chunk_sources) {
     const std::size_t last = std::min(num_sources, first + upload_chunk_sources);
     valid                  = write_source_refs(exec, masks, begin_bits, size_bits, refs, first, last);
     if (valid && last < num_sources) {
-      lease.upload(uploaded, header + 2 * last);
-      uploaded = header + 2 * last;
+      lease.upload(uploaded, header + ref_words * last);
+      uploaded = header + ref_words * last;
     }
   }
   if (!valid) check_sources(fn, extents_of(masks), begin_bits, size_bits);  // throws, naming the source
   check_segment_offsets(fn, segment_offsets, static_cast<size_type>(num_sources));
+  // Every source is valid: what failed is an address the reference cannot hold (throws, naming it).
+  for (std::size_t j = 0; !valid && j < num_sources; ++j)
+    source_reference<ref_type>(fn, j, masks[j].data(), begin_bits[j]);
   lease.upload(uploaded, words);
 
   const std::uint64_t* dev = lease.device();
   using unmanaged          = Kokkos::MemoryTraits<Kokkos::Unmanaged>;
   return {std::move(lease),
           Kokkos::View<const size_type*, memory_space, unmanaged>(reinterpret_cast<const size_type*>(dev), num_offsets),
-          Kokkos::View<const source_ref*, memory_space, unmanaged>(reinterpret_cast<const source_ref*>(dev + header),
-                                                                  num_sources),
+          Kokkos::View<const ref_type*, memory_space, unmanaged>(reinterpret_cast<const ref_type*>(dev + header),
+                                                                num_sources),
           // The kernel writes the scratch back to zeros; the lease keeps it for this call alone.
           Kokkos::View<size_type*, memory_space, unmanaged>(
               reinterpret_cast<size_type*>(const_cast<std::uint64_t*>(dev + num_offsets)), num_scratch),

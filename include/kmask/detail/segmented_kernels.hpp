@@ -45,8 +45,8 @@ struct strided_destinations {
 
 // Combines word `w` of sources [first, last) with `op`; bits past size_bits come out clear.
 // (The plain one-word-at-a-time form: the warp-per-segment baseline in perf_tests uses it.)
-template <class Op>
-KOKKOS_FORCEINLINE_FUNCTION word_type combine_word(const Op& op, const source_ref* sources, size_type first,
+template <class Op, class SourceRef>
+KOKKOS_FORCEINLINE_FUNCTION word_type combine_word(const Op& op, const SourceRef* sources, size_type first,
                                                    size_type last, size_type w, size_type size_bits) {
   word_type acc = op.identity();
   for (size_type j = first; j < last; ++j) acc = op(acc, load_shifted_word(sources[j], w, size_bits));
@@ -58,11 +58,16 @@ KOKKOS_FORCEINLINE_FUNCTION size_type nulls_in_word(word_type word, size_type w,
   return (rest >= word_bits ? word_bits : rest) - popcount32(word);
 }
 
-template <class MemorySpace, class Op, class Destinations>
+// The reference the kernels of ExecSpace read a source through: the GPU form's are copied to the
+// device on every one-shot call, so they are packed into 8 bytes.
+template <class ExecSpace>
+using source_ref_for = std::conditional_t<uses_cpu_kernels<ExecSpace>(), source_ref, packed_source_ref>;
+
+template <class MemorySpace, class Op, class Destinations, class SourceRef>
 struct segmented_binop_args {
   Op op;
   Kokkos::View<const size_type*, MemorySpace> offsets;  // num_segments + 1
-  Kokkos::View<const source_ref*, MemorySpace> sources;
+  Kokkos::View<const SourceRef*, MemorySpace> sources;
   Destinations destinations;
   Kokkos::View<size_type*, MemorySpace> null_counts;
   size_type num_segments;
@@ -93,6 +98,11 @@ struct segmented_binop_args {
   }
 };
 
+// The arguments of ExecSpace's kernels.
+template <class ExecSpace, class Op, class Destinations>
+using segmented_args_for =
+    segmented_binop_args<typename ExecSpace::memory_space, Op, Destinations, source_ref_for<ExecSpace>>;
+
 // Combines `Items` destination words w0, w0 + stride, ... of one segment into acc[], left to right
 // over sources [j, last) (the operator need not commute). Words at or past `words` are neither
 // read nor combined.
@@ -112,8 +122,8 @@ struct segmented_binop_args {
 // a second load per word fetched every line twice from L2 (shifted sources then ran at the speed an
 // L2 limit predicts, and at 0.82-0.92 of copy speed once it was gone:
 // perf_tests/results/h200/tuning.md).
-template <int Items, int Batch, bool WarpRuns, class Op>
-KOKKOS_FORCEINLINE_FUNCTION void combine_sources(const Op& op, const source_ref* sources, size_type j,
+template <int Items, int Batch, bool WarpRuns, class Op, class SourceRef>
+KOKKOS_FORCEINLINE_FUNCTION void combine_sources(const Op& op, const SourceRef* sources, size_type j,
                                                  size_type last, size_type w0, size_type stride, size_type words,
                                                  size_type size_bits, word_type (&acc)[Items]) {
   if constexpr (Batch > 1) {
@@ -173,8 +183,8 @@ KOKKOS_FORCEINLINE_FUNCTION void combine_sources(const Op& op, const source_ref*
   }
 }
 
-template <int Items, int Batch, bool WarpRuns = false, class Op>
-KOKKOS_FORCEINLINE_FUNCTION void combine_block(const Op& op, const source_ref* sources, size_type first,
+template <int Items, int Batch, bool WarpRuns = false, class Op, class SourceRef>
+KOKKOS_FORCEINLINE_FUNCTION void combine_block(const Op& op, const SourceRef* sources, size_type first,
                                                size_type last, size_type w0, size_type stride, size_type words,
                                                size_type size_bits, word_type (&acc)[Items]) {
   for (int i = 0; i < Items; ++i) acc[i] = op.identity();
@@ -187,7 +197,7 @@ KOKKOS_FORCEINLINE_FUNCTION void combine_block(const Op& op, const source_ref* s
 template <class ExecSpace, class Op, class Destinations>
 struct small_segments_functor {
   using member_type = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
-  segmented_binop_args<typename ExecSpace::memory_space, Op, Destinations> a;
+  segmented_args_for<ExecSpace, Op, Destinations> a;
   small_shape shape;
 
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
@@ -197,7 +207,7 @@ struct small_segments_functor {
       if (s >= a.num_segments) return;
       const size_type first = a.offsets(s), last = a.offsets(s + 1);
       word_type* out        = a.destinations.row(s);
-      const source_ref* src = a.sources.data();
+      const auto* src       = a.sources.data();
       const auto op         = a.op;
       const size_type bits = a.size_bits, words = a.words;
       size_type nulls = 0;
@@ -235,7 +245,7 @@ struct wide_segments_functor {
 #else
   static constexpr bool warp_runs = false;
 #endif
-  segmented_binop_args<typename ExecSpace::memory_space, Op, Destinations> a;
+  segmented_args_for<ExecSpace, Op, Destinations> a;
   team_shape shape;
 
   // Words w0, w0 + 32, ... (`items` of them) of the segment with sources [first, last), written to
@@ -304,7 +314,7 @@ template <class ExecSpace, class Op, class Destinations>
 struct cpu_segments_functor {
   static_assert(cpu_block_words <= max_half_count_words,
                 "kmask: KMASK_CPU_BLOCK_WORDS is too large for one block's 16-bit set-bit fields");
-  segmented_binop_args<typename ExecSpace::memory_space, Op, Destinations> a;
+  segmented_args_for<ExecSpace, Op, Destinations> a;
   size_type units_per_segment;
 
   KOKKOS_INLINE_FUNCTION void operator()(size_type u) const {
@@ -366,8 +376,7 @@ struct cpu_segments_functor {
 };
 
 template <class ExecSpace, class Op, class Destinations>
-void launch_segmented_binop(const char* fn, const ExecSpace& exec,
-                            const segmented_binop_args<typename ExecSpace::memory_space, Op, Destinations>& a) {
+void launch_segmented_binop(const char* fn, const ExecSpace& exec, const segmented_args_for<ExecSpace, Op, Destinations>& a) {
   if (a.num_segments == 0) return;
   if (a.words <= small_segment_words<ExecSpace>()) {
     const small_shape shape = small_shape_for(exec, a.words, a.num_segments);
@@ -379,28 +388,29 @@ void launch_segmented_binop(const char* fn, const ExecSpace& exec,
         small_segments_functor<ExecSpace, Op, Destinations>{a, shape});
     return;
   }
-  if (uses_cpu_kernels<ExecSpace>()) {
+  // Only the form ExecSpace uses is instantiated: the CPU form's loops are host code.
+  if constexpr (uses_cpu_kernels<ExecSpace>()) {
     const size_type units = (a.row_words + cpu_unit_words - 1) / cpu_unit_words;
     // The same limit as the GPU form's, so a call is accepted or refused alike on every backend.
     check_league_size(fn, a.num_segments * units);
     Kokkos::parallel_for("kmask::segmented_binop::words",
                          Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<size_type>>(exec, 0, a.num_segments * units),
                          cpu_segments_functor<ExecSpace, Op, Destinations>{a, units});
-    return;
+  } else {
+    const size_type sources_per_segment =
+        (static_cast<size_type>(a.sources.extent(0)) + a.num_segments - 1) / a.num_segments;
+    const team_shape shape = gpu_shape_for(exec, a.row_words, a.num_segments, sources_per_segment);
+    const size_type league = a.num_segments * shape.teams_per_segment;
+    // Judged on one team per block, whatever blocks_per_team this device gets, so a call is
+    // accepted or refused alike on every device and backend.
+    const size_type block_words = shape.groups * gpu_items;
+    check_league_size(fn, a.num_segments * ((a.row_words + block_words - 1) / block_words));
+    using wide_policy = std::conditional_t<(KMASK_GPU_MIN_TEAMS_PER_SM > 0),
+                                           Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<256, KMASK_GPU_MIN_TEAMS_PER_SM>>,
+                                           Kokkos::TeamPolicy<ExecSpace>>;
+    Kokkos::parallel_for("kmask::segmented_binop::words", wide_policy(exec, static_cast<int>(league), shape.team_size),
+                         wide_segments_functor<ExecSpace, Op, Destinations>{a, shape});
   }
-  const size_type sources_per_segment =
-      (static_cast<size_type>(a.sources.extent(0)) + a.num_segments - 1) / a.num_segments;
-  const team_shape shape = gpu_shape_for(exec, a.row_words, a.num_segments, sources_per_segment);
-  const size_type league = a.num_segments * shape.teams_per_segment;
-  // Judged on one team per block, whatever blocks_per_team this device gets, so a call is
-  // accepted or refused alike on every device and backend.
-  const size_type block_words = shape.groups * gpu_items;
-  check_league_size(fn, a.num_segments * ((a.row_words + block_words - 1) / block_words));
-  using wide_policy = std::conditional_t<(KMASK_GPU_MIN_TEAMS_PER_SM > 0),
-                                         Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<256, KMASK_GPU_MIN_TEAMS_PER_SM>>,
-                                         Kokkos::TeamPolicy<ExecSpace>>;
-  Kokkos::parallel_for("kmask::segmented_binop::words", wide_policy(exec, static_cast<int>(league), shape.team_size),
-                       wide_segments_functor<ExecSpace, Op, Destinations>{a, shape});
 }
 
 }  // namespace detail

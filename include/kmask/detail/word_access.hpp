@@ -11,10 +11,35 @@
 namespace kmask {
 namespace detail {
 
-// A source mask as the kernels see it.
+// A source mask as the CPU form of the kernels sees it.
 struct source_ref {
   const word_type* data;
   size_type begin_bit;
+};
+
+// The same in 8 bytes, for the GPU form: every call copies one per source to the device (2.6 MB
+// of 16-byte references for 160,000 sources took ~60 us of a ~200 us call on the H200), and each
+// team loads them before its first word. Holds the address of the word the source's bits start in,
+// shifted left by 3, and the bit offset within that word in the low 5 bits (a word address has
+// its low 2 bits clear, so they do not overlap). Unpacking shifts back arithmetically: every address
+// whose top four bits agree packs, which is every canonical address of a 48- or 57-bit address
+// space; pack() refuses the others.
+struct packed_source_ref {
+  std::uint64_t bits;
+
+  // False (and *this unchanged) if `data` + begin_bit / 32 does not survive the round trip.
+  bool pack(const word_type* data, size_type begin_bit) {
+    const word_type* first = data + begin_bit / word_bits;
+    const std::uint64_t p  = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(first));
+    const packed_source_ref r{(p << 3) | static_cast<std::uint64_t>(begin_bit % word_bits)};
+    if (r.first() != first) return false;
+    *this = r;
+    return true;
+  }
+  KOKKOS_FORCEINLINE_FUNCTION const word_type* first() const {
+    return reinterpret_cast<const word_type*>(static_cast<std::intptr_t>(bits) >> 3 & ~std::intptr_t{3});
+  }
+  KOKKOS_FORCEINLINE_FUNCTION int shift() const { return static_cast<int>(bits & (word_bits - 1)); }
 };
 
 // Bits [shift, shift + 32) of the 64-bit pair hi:lo, for shift in [0, 32). One funnel shift on a
@@ -35,6 +60,8 @@ struct positioned_source {
       : first(src.data + src.begin_bit / word_bits),
         shift(static_cast<int>(src.begin_bit % word_bits)),
         last((src.begin_bit + size_bits - 1) / word_bits - src.begin_bit / word_bits) {}
+  KOKKOS_FORCEINLINE_FUNCTION positioned_source(const packed_source_ref& src, size_type size_bits)
+      : first(src.first()), shift(src.shift()), last((shift + size_bits - 1) / word_bits) {}
 
   // Word `w` of the view, `w` < num_words(size_bits); the word after first[w] is read only when
   // the view's bits reach into it.
@@ -47,7 +74,8 @@ struct positioned_source {
 
 // Word `w` of the view of `src` that starts at its begin_bit and is `size_bits` long; bits past
 // size_bits in that word are whatever the mask holds there (callers clear them).
-KOKKOS_FORCEINLINE_FUNCTION word_type load_shifted_word(const source_ref& src, size_type w, size_type size_bits) {
+template <class SourceRef>
+KOKKOS_FORCEINLINE_FUNCTION word_type load_shifted_word(const SourceRef& src, size_type w, size_type size_bits) {
   return positioned_source(src, size_bits).word(w);
 }
 
