@@ -131,6 +131,17 @@ void run_allocating(benchmark::State& state, segmented_case c) {
   state.counters["descriptor_MB"]    = 8e-6 * static_cast<double>(descriptor_words);
   state.counters["kernel_us"] =
       1e6 * time_median(exec, [&] { p->plan->execute(exec, kmask::bit_and{}, p->null_counts); });
+  // Allocating and releasing views of the result's shapes, fenced: the part of the call that is
+  // Kokkos' and the driver's (cudaMalloc, the allocation header's copy, cudaFree on CUDA).
+  const size_type row_words = kmask::allocation_size_bytes(c.size_bits) / static_cast<size_type>(sizeof(word_type));
+  state.counters["alloc_us"] = 1e6 * time_median(exec, [&] {
+    const kmask::segmented_result<memory_space> r{
+        Kokkos::View<word_type**, Kokkos::LayoutRight, memory_space>(
+            Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "bench::masks"), c.segments, row_words),
+        Kokkos::View<size_type*, memory_space>(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "bench::counts"),
+                                               c.segments)};
+    exec.fence();
+  });
 }
 
 std::string case_name(const char* kind, const segmented_case& c, const char* op) {

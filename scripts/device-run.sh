@@ -81,10 +81,18 @@ for s in "$@"; do
     bench-alloc)
       # The allocating call end to end, its descriptor staging on every host core (Kokkos' OpenMP
       # host space) and on one, side by side.
-      for threads in 16 1; do
+      # KMASK_ALLOC_ACTIVE=1 adds 16 threads that spin between calls instead of sleeping
+      # (OMP_WAIT_POLICY=active): how much of a call is waking the host threads.
+      for threads in 16 1 ${KMASK_ALLOC_ACTIVE:+16-active}; do
         step "benchmarks (allocating, $threads host threads)"
-        OMP_NUM_THREADS=$threads bench "$cuda_bin/perf_tests/kmask_benchmarks" "alloc-threads$threads" 0.02 \
-          "${KMASK_ALLOC_FILTER:-segmented_binop/alloc/and/segments:(1000|10000)/masks:(4|16)/bits:(32|128)/}"
+        (
+          [ "$threads" = 16-active ] && export OMP_WAIT_POLICY=active
+          filter=${KMASK_ALLOC_FILTER:-segmented_binop/alloc/and/segments:(1000|10000)/masks:(4|16)/bits:(32|128)/}
+          # The comparison runs may take fewer cases (KMASK_ALLOC_EXTRA_FILTER).
+          [ "$threads" = 16 ] || filter=${KMASK_ALLOC_EXTRA_FILTER:-$filter}
+          OMP_NUM_THREADS=${threads%-active} bench "$cuda_bin/perf_tests/kmask_benchmarks" "alloc-threads$threads" 0.02 \
+            "$filter"
+        )
       done
       ;;
     bench-wide)
