@@ -20,6 +20,14 @@ DESIGN_NOTE_A100 = {  # (segments, masks): (before_us, after_us, speedup)
 NAME = re.compile(r"segmented_binop/(\w+)/(\w+)/segments:(\d+)/masks:(\d+)/bits:(\d+)/(\w+)")
 
 
+def median_rate(b):
+    """GB/s from the median time (Google Benchmark's own rate divides by the mean, which a few slow
+    iterations of an allocating call drag down)."""
+    if b.get("bytes") and b.get("median_us"):
+        return b["bytes"] / (b["median_us"] * 1e-6) / 1e9
+    return b.get("GB/s")
+
+
 def load(paths):
     cases, other, contexts = {}, {}, []
     for path in paths:
@@ -37,21 +45,23 @@ def load(paths):
             kind, op, segs, masks, bits, align = m.groups()
             cases[name] = dict(kind=kind, op=op, segments=int(segs), masks=int(masks), bits=int(bits), align=align,
                                us=b.get("median_us"), vs_copy=b.get("vs_copy"), speedup=b.get("speedup"),
-                               blas=b.get("vs_kokkosblas"), gbs=b.get("GB/s"), stage=b.get("stage_us"),
-                               upload=b.get("upload_us"), kernel=b.get("kernel_us"), file=Path(path).name)
+                               blas=b.get("vs_kokkosblas"), gbs=median_rate(b), stage=b.get("stage_us"),
+                               upload=b.get("upload_us"), kernel=b.get("kernel_us"), alloc=b.get("alloc_us"),
+                               file=Path(path).name)
     return contexts, list(cases.values()), list(other.values())
 
 
 def table(rows):
     out = ["| kind | op | segments | masks | size_bits | align | time (us) | GB/s | vs_copy | speedup vs warp | "
-           "vs KokkosBlas | staging (us) | of which upload (us) | kernel (us) | from |",
-           "|---|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
+           "vs KokkosBlas | staging (us) | of which upload (us) | kernel (us) | result alloc + free (us) | from |",
+           "|---|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
     fmt = lambda v, f: "" if v is None else f.format(v)
     for r in sorted(rows, key=lambda r: (r["kind"], r["op"], r["bits"], r["segments"], r["masks"], r["align"])):
         out.append("| {kind} | {op} | {segments} | {masks} | {bits} | {align} | ".format(**r) +
                    " | ".join([fmt(r["us"], "{:.1f}"), fmt(r["gbs"], "{:.0f}"), fmt(r["vs_copy"], "{:.2f}"),
                                fmt(r["speedup"], "{:.1f}"), fmt(r["blas"], "{:.2f}"), fmt(r["stage"], "{:.1f}"),
-                               fmt(r["upload"], "{:.1f}"), fmt(r["kernel"], "{:.1f}"), r["file"]]) + " |")
+                               fmt(r["upload"], "{:.1f}"), fmt(r["kernel"], "{:.1f}"), fmt(r["alloc"], "{:.1f}"),
+                               r["file"]]) + " |")
     return "\n".join(out)
 
 
