@@ -42,16 +42,20 @@ std::pair<Kokkos::View<word_type*, typename ExecSpace::memory_space>, size_type>
   KMASK_CHECK_MASK_VIEW("kmask::binop", SourceView, ExecSpace, "masks");
   detail::scoped_region region(fn);
   const std::vector<size_type> one_segment{0, static_cast<size_type>(masks.size())};
-  const auto d = detail::build_descriptors(fn, exec, detail::no_destinations<ExecSpace>(), masks,
-                                           begin_bits, size_bits, one_segment);
-  const auto mask = detail::allocate_mask(exec, size_bits, mask_state::uninitialized, "kmask::binop::mask");
-  Kokkos::View<size_type*, memory_space> count(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing,
-                                                                  "kmask::binop::null_count"),
-                                               1);
-  detail::segmented_args_for<ExecSpace, Op, detail::strided_destinations> a{
-      op,    d.offsets, d.sources, detail::strided_destinations{mask.data(), 0}, count, 1, size_bits,
-      num_words(size_bits), static_cast<size_type>(mask.extent(0)), d.count_scratch};
-  detail::launch_segmented_binop(fn, exec, a);
+  Kokkos::View<word_type*, memory_space> mask;
+  Kokkos::View<size_type*, memory_space> count;
+  {
+    // Validated and described into the reusable staging buffers, as segmented_binop() does: no
+    // descriptor allocation, one asynchronous upload.
+    const auto d = detail::stage_descriptors(fn, exec, masks, begin_bits, size_bits, one_segment);
+    mask         = detail::allocate_mask(exec, size_bits, mask_state::uninitialized, "kmask::binop::mask");
+    count        = Kokkos::View<size_type*, memory_space>(
+        Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "kmask::binop::null_count"), 1);
+    detail::segmented_args_for<ExecSpace, Op, detail::strided_destinations> a{
+        op,    d.offsets, d.sources, detail::strided_destinations{mask.data(), 0}, count, 1, size_bits,
+        num_words(size_bits), static_cast<size_type>(mask.extent(0)), d.count_scratch};
+    detail::launch_segmented_binop(fn, exec, a);
+  }  // the staging buffers are released once the kernel that reads them is enqueued
   return {mask, detail::read_count(exec, count)};
 }
 

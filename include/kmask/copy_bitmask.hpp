@@ -28,8 +28,8 @@ Kokkos::View<word_type*, typename ExecSpace::memory_space> copy_bitmask(
   detail::check_bit_range(fn, "mask", detail::extent_of(mask), begin_bit, end_bit);
   const size_type size_bits = end_bit - begin_bit;
   const std::vector<Kokkos::View<const word_type*, memory_space>> one{mask};
-  const auto d = detail::build_descriptors(fn, exec, detail::no_destinations<ExecSpace>(), one, {begin_bit},
-                                           size_bits, {0, 1});
+  // Described into the reusable staging buffers (no descriptor allocation), as segmented_binop() does.
+  const auto d = detail::stage_descriptors(fn, exec, one, {begin_bit}, size_bits, {0, 1});
   const auto out = detail::allocate_mask(exec, size_bits, mask_state::uninitialized, "kmask::copy_bitmask::mask");
   // Null counts are a by-product nobody asked for here; they land in a one-entry scratch view.
   Kokkos::View<size_type*, memory_space> scratch(

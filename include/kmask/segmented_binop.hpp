@@ -108,7 +108,7 @@ class segmented_binop_plan {
           // Called from a public function, the caller's region is open already.
           std::unique_ptr<detail::scoped_region> region;
           if (open_region) region = std::make_unique<detail::scoped_region>(fn);
-          return detail::build_descriptors(fn, exec, &destinations, masks, begin_bits, size_bits, segment_offsets);
+          return detail::build_descriptors(fn, exec, destinations, masks, begin_bits, size_bits, segment_offsets);
         }()),
         keep_destinations_(destinations.begin(), destinations.end()),
         keep_sources_(masks.begin(), masks.end()) {

@@ -117,11 +117,10 @@ Ref source_reference(const char* fn, std::size_t j, const word_type* data, size_
 }
 
 // Validates everything (throwing before any device work), then builds the descriptors.
-// `destinations` empty and `num_rows_checked == false` means the caller writes into rows it
-// allocated itself (no aliasing possible): only sources are described.
+// In-place calls (the plan): destinations, aliasing analysis and staging included.
 template <class ExecSpace, class DestView, class SourceView>
 segmented_descriptors<ExecSpace> build_descriptors(const char* fn, const ExecSpace& exec,
-                                                   const std::vector<DestView>* destinations,
+                                                   const std::vector<DestView>& destinations,
                                                    const std::vector<SourceView>& masks,
                                                    const std::vector<size_type>& begin_bits, size_type size_bits,
                                                    const std::vector<size_type>& segment_offsets) {
@@ -130,15 +129,13 @@ segmented_descriptors<ExecSpace> build_descriptors(const char* fn, const ExecSpa
   check_segment_offsets(fn, segment_offsets, static_cast<size_type>(masks.size()));
   const size_type num_segments = static_cast<size_type>(segment_offsets.size()) - 1;
 
-  std::vector<size_type> staged;
+  const auto dest_extents = extents_of(destinations);
+  check_destinations(fn, dest_extents, num_segments, size_bits);
+  const std::vector<size_type> staged =
+      sources_to_stage(fn, dest_extents, mask_extents, begin_bits, size_bits, segment_offsets);
   std::vector<destination_ref> dest_refs;
-  if (destinations != nullptr) {
-    const auto dest_extents = extents_of(*destinations);
-    check_destinations(fn, dest_extents, num_segments, size_bits);
-    staged = sources_to_stage(fn, dest_extents, mask_extents, begin_bits, size_bits, segment_offsets);
-    dest_refs.reserve(destinations->size());
-    for (const auto& d : *destinations) dest_refs.push_back({d.data()});
-  }
+  dest_refs.reserve(destinations.size());
+  for (const auto& d : destinations) dest_refs.push_back({d.data()});
 
   const std::string prefix = std::string(fn) + "::";
   segmented_descriptors<ExecSpace> d;
@@ -184,11 +181,9 @@ segmented_descriptors<ExecSpace> build_descriptors(const char* fn, const ExecSpa
   auto src = upload_records(exec, sources, prefix + "sources");
   d.storage.push_back(src.storage);
   d.sources = src.records;
-  if (destinations != nullptr) {
-    auto dst = upload_records(exec, dest_refs, prefix + "destinations");
-    d.storage.push_back(dst.storage);
-    d.destinations = dst.records;
-  }
+  auto dst = upload_records(exec, dest_refs, prefix + "destinations");
+  d.storage.push_back(dst.storage);
+  d.destinations = dst.records;
   return d;
 }
 
@@ -306,12 +301,6 @@ staged_descriptors<ExecSpace> stage_descriptors(const char* fn, const ExecSpace&
           Kokkos::View<size_type*, memory_space, unmanaged>(
               reinterpret_cast<size_type*>(const_cast<std::uint64_t*>(dev + num_offsets)), num_scratch),
           static_cast<size_type>(num_offsets) - 1};
-}
-
-// The `destinations` argument of build_descriptors() for calls that write rows they allocated.
-template <class ExecSpace>
-constexpr const std::vector<Kokkos::View<word_type*, typename ExecSpace::memory_space>>* no_destinations() {
-  return nullptr;
 }
 
 // Copies every staged source into the stage buffer; ordered before the binop on the same instance.
