@@ -28,6 +28,8 @@ size_type read_count(const ExecSpace& exec, const Kokkos::View<size_type*, typen
 ///
 /// Returns the new mask (a padded allocation, as create_mask() makes; padding words zero) and its
 /// null count. Synchronous: the count is copied to the host. No source can alias the new mask.
+/// Like segmented_binop(), it describes the sources into shared staging buffers: calls from several
+/// host threads queue on them.
 /// \throws std::invalid_argument / std::out_of_range as segmented_binop() for the sources.
 template <class ExecSpace, class Op, class SourceView>
 std::pair<Kokkos::View<word_type*, typename ExecSpace::memory_space>, size_type> binop(

@@ -13,7 +13,8 @@ namespace kmask {
 /// \brief A new mask holding bits [begin_bit, end_bit) of `mask`, bit `begin_bit` becoming bit 0.
 ///
 /// A padded allocation as create_mask() makes; bits past end_bit - begin_bit and padding words
-/// are zero. Asynchronous: valid after `exec.fence()`.
+/// are zero. Asynchronous: valid after `exec.fence()`. Describes its source into the staging
+/// buffers segmented_binop() uses (calls from several host threads queue on them).
 /// \throws std::invalid_argument if `begin_bit` < 0, `end_bit` < `begin_bit` or `mask` is a null
 ///         view with a non-empty range; std::out_of_range if `end_bit` > 32 * mask.extent(0).
 template <class ExecSpace>
