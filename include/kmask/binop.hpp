@@ -8,6 +8,7 @@
 #include <kmask/create_mask.hpp>
 #include <kmask/segmented_binop.hpp>
 
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -22,6 +23,29 @@ size_type read_count(const ExecSpace& exec, const Kokkos::View<size_type*, typen
   exec.fence();
   return host;
 }
+
+// Sources `masks` (one segment) combined with `op` into a new mask of `size_bits` bits, labelled
+// "<fn>::mask", and its null count on the device ("<fn>::null_count"). The sources are described
+// into the reusable staging buffers, as segmented_binop() does (no descriptor allocation, one
+// asynchronous upload), which are released once the kernel that reads them is enqueued.
+template <class ExecSpace, class Op, class SourceView>
+std::pair<Kokkos::View<word_type*, typename ExecSpace::memory_space>,
+          Kokkos::View<size_type*, typename ExecSpace::memory_space>>
+combine_into_new_mask(const char* fn, const ExecSpace& exec, const Op& op, const std::vector<SourceView>& masks,
+                      const std::vector<size_type>& begin_bits, size_type size_bits) {
+  using memory_space = typename ExecSpace::memory_space;
+  const std::string prefix(fn);
+  const auto d    = stage_descriptors(fn, exec, masks, begin_bits, size_bits, {0, static_cast<size_type>(masks.size())});
+  const auto mask = allocate_mask(exec, size_bits, mask_state::uninitialized, prefix + "::mask");
+  const Kokkos::View<size_type*, memory_space> count(
+      Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, prefix + "::null_count"), 1);
+  segmented_args_for<ExecSpace, Op, strided_destinations> a{
+      op,    d.offsets, d.sources, strided_destinations{mask.data(), 0}, count, 1, size_bits,
+      num_words(size_bits), static_cast<size_type>(mask.extent(0)), d.count_scratch};
+  launch_segmented_binop(fn, exec, a);
+  return {mask, count};
+}
+
 }  // namespace detail
 
 /// \brief Combines `masks` (each from its `begin_bits`) with `op` into a new mask of `size_bits` bits.
@@ -36,29 +60,14 @@ std::pair<Kokkos::View<word_type*, typename ExecSpace::memory_space>, size_type>
     const ExecSpace& exec, const Op& op, const std::vector<SourceView>& masks, const std::vector<size_type>& begin_bits,
     size_type size_bits) {
   constexpr const char* fn = "kmask::binop";
-  using memory_space       = typename ExecSpace::memory_space;
   static_assert(Kokkos::is_execution_space<ExecSpace>::value,
                 "kmask::binop: the first argument must be a Kokkos execution space");
   static_assert(is_word_operator_v<Op>,
                 "kmask::binop: op needs word_type operator()(word_type, word_type) and identity()");
   KMASK_CHECK_MASK_VIEW("kmask::binop", SourceView, ExecSpace, "masks");
   detail::scoped_region region(fn);
-  const std::vector<size_type> one_segment{0, static_cast<size_type>(masks.size())};
-  Kokkos::View<word_type*, memory_space> mask;
-  Kokkos::View<size_type*, memory_space> count;
-  {
-    // Validated and described into the reusable staging buffers, as segmented_binop() does: no
-    // descriptor allocation, one asynchronous upload.
-    const auto d = detail::stage_descriptors(fn, exec, masks, begin_bits, size_bits, one_segment);
-    mask         = detail::allocate_mask(exec, size_bits, mask_state::uninitialized, "kmask::binop::mask");
-    count        = Kokkos::View<size_type*, memory_space>(
-        Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "kmask::binop::null_count"), 1);
-    detail::segmented_args_for<ExecSpace, Op, detail::strided_destinations> a{
-        op,    d.offsets, d.sources, detail::strided_destinations{mask.data(), 0}, count, 1, size_bits,
-        num_words(size_bits), static_cast<size_type>(mask.extent(0)), d.count_scratch};
-    detail::launch_segmented_binop(fn, exec, a);
-  }  // the staging buffers are released once the kernel that reads them is enqueued
-  return {mask, detail::read_count(exec, count)};
+  const auto made = detail::combine_into_new_mask(fn, exec, op, masks, begin_bits, size_bits);
+  return {made.first, detail::read_count(exec, made.second)};
 }
 
 /// binop() on the default execution space.

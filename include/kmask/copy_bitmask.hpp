@@ -29,17 +29,8 @@ Kokkos::View<word_type*, typename ExecSpace::memory_space> copy_bitmask(
   detail::check_bit_range(fn, "mask", detail::extent_of(mask), begin_bit, end_bit);
   const size_type size_bits = end_bit - begin_bit;
   const std::vector<Kokkos::View<const word_type*, memory_space>> one{mask};
-  // Described into the reusable staging buffers (no descriptor allocation), as segmented_binop() does.
-  const auto d = detail::stage_descriptors(fn, exec, one, {begin_bit}, size_bits, {0, 1});
-  const auto out = detail::allocate_mask(exec, size_bits, mask_state::uninitialized, "kmask::copy_bitmask::mask");
-  // Null counts are a by-product nobody asked for here; they land in a one-entry scratch view.
-  Kokkos::View<size_type*, memory_space> scratch(
-      Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "kmask::copy_bitmask::null_count"), 1);
-  detail::segmented_args_for<ExecSpace, bit_or, detail::strided_destinations> a{
-      bit_or{}, d.offsets, d.sources, detail::strided_destinations{out.data(), 0}, scratch, 1, size_bits,
-      num_words(size_bits), static_cast<size_type>(out.extent(0)), d.count_scratch};
-  detail::launch_segmented_binop(fn, exec, a);
-  return out;
+  // The null count is a by-product nobody asked for here.
+  return detail::combine_into_new_mask(fn, exec, bit_or{}, one, {begin_bit}, size_bits).first;
 }
 
 /// copy_bitmask() on the default execution space.

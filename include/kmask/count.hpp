@@ -33,7 +33,7 @@ size_type count_set_bits(const ExecSpace& exec,
   const size_type first = begin_bit / word_bits, stop = (end_bit - 1) / word_bits + 1;
   if constexpr (detail::runs_on_host<ExecSpace>()) {
     // A host thread per chunk of words, counted by a loop that vectorises (detail::count_words_on_cpu).
-    constexpr size_type chunk = 8192;
+    constexpr size_type chunk = detail::cpu_count_chunk_words;
     Kokkos::parallel_reduce(
         "kmask::count_set_bits::words",
         Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<size_type>>(exec, 0, (stop - first + chunk - 1) / chunk),

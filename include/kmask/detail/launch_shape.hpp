@@ -209,10 +209,12 @@ team_shape gpu_shape_for(const ExecSpace& exec, size_type words, size_type num_s
 // 256 threads x 8 words; on a host, one thread per team walking a long contiguous run (no team
 // synchronisation to pay for, and enough teams to balance OpenMP threads once a mask is a few
 // hundred kilobits).
+constexpr size_type cpu_count_chunk_words = 8192;  // one host thread's run (count_set_bits too)
+
 template <class ExecSpace>
 team_shape count_shape_for(size_type words) {
   if (runs_on_host<ExecSpace>()) {
-    const size_type chunk = std::min<size_type>(8192, words);
+    const size_type chunk = std::min<size_type>(cpu_count_chunk_words, words);
     return {1, chunk, chunk, (words + chunk - 1) / chunk};
   }
   constexpr size_type items = 8;

@@ -242,12 +242,13 @@ bool write_source_refs(const ExecSpace& exec, const std::vector<SourceView>& mas
 }
 
 // Sources described per upload of a large call: each chunk's copy to the device runs while the
-// next chunk is described, so the upload (2.8 MB for 160,000 sources) hides behind the host pass.
+// next chunk is described, so the upload (1.5 MB for 160,000 sources) hides behind the host pass.
 constexpr std::size_t upload_chunk_sources = 32768;
 
-// build_descriptors() for calls without destinations, in one pass: each source is validated as its
-// reference is written into page-locked staging memory (no intermediate vectors, no allocation),
-// and uploaded by asynchronous copies, chunk by chunk. Offsets are not rebased: every mask gets a
+// The descriptors of calls that write masks they allocate (segmented_binop, binop, copy_bitmask),
+// in one pass: each source is validated as its reference is written into page-locked staging
+// memory (no intermediate vectors, no allocation), and uploaded by asynchronous copies, chunk by
+// chunk. Offsets are not rebased: every mask gets a
 // reference, read or not. Same checks, same messages, same order as build_descriptors(): nothing is
 // launched before every argument is checked (a rejected call only leaves copies into the staging
 // buffers behind, which the next call waits for).
