@@ -2,6 +2,9 @@
 # Builds kmask's API reference (docs/Doxyfile -> build/docs/html) from the repository root and
 # fails on any doxygen warning: an undocumented public symbol, a broken reference, a bad command.
 # Usage: docs/check-docs.sh [path/to/doxygen]   (DOXYGEN in the environment works too)
+# kmask/version.hpp is generated (cmake/version.hpp.in): KMASK_DOCS_GENERATED_INCLUDE names the
+# include directory holding it (the kmask.docs ctest passes its build tree's include/); without it,
+# the header is generated into build/docs/include first (needs cmake; CMAKE in the environment works too).
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -13,6 +16,16 @@ fi
 
 cd "$root"
 mkdir -p build/docs  # doxygen 1.9 creates OUTPUT_DIRECTORY itself only when its parent exists
+if [[ -z "${KMASK_DOCS_GENERATED_INCLUDE:-}" ]]; then
+  KMASK_DOCS_GENERATED_INCLUDE="$root/build/docs/include"
+  "${CMAKE:-cmake}" -DKMASK_VERSION_HEADER="$KMASK_DOCS_GENERATED_INCLUDE/kmask/version.hpp" \
+    -P cmake/kmask_version_header.cmake
+fi
+if [[ ! -f "$KMASK_DOCS_GENERATED_INCLUDE/kmask/version.hpp" ]]; then
+  echo "check-docs: no generated kmask/version.hpp in KMASK_DOCS_GENERATED_INCLUDE=$KMASK_DOCS_GENERATED_INCLUDE" >&2
+  exit 2
+fi
+export KMASK_DOCS_GENERATED_INCLUDE
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
 

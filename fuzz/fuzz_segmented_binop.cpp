@@ -54,9 +54,6 @@ constexpr size_type kI64Max  = std::numeric_limits<size_type>::max();
 constexpr size_type kI64Min  = std::numeric_limits<size_type>::min();
 
 bool verbose = false;
-// KMASK_FUZZ_SKIP_KNOWN=1: do not make calls that hit the known kmask bugs listed in
-// fuzz/README.md (so a long run explores past them); default: make every call.
-bool skip_known = false;
 
 size_type words_for(size_type bits) { return bits <= 0 ? 0 : (bits + 31) / 32; }
 
@@ -643,9 +640,6 @@ void run_superimpose(World& w, const Call& c) {
   for (const auto& r : c.dests) children.push_back(w.dst(r));
   const size_type n = static_cast<size_type>(c.dests.size());
   // parent_begin_bit + size_bits must not overflow in the predicate itself.
-  // Known bug 1 (README.md): superimpose_nulls computes parent_begin_bit + size_bits before it
-  // checks parent_begin_bit, a signed overflow (UB) for a parent_begin_bit near INT64_MAX.
-  if (skip_known && size_ok(c.size) && pb > kI64Max - c.size) return;
   const bool parent_ok = size_ok(c.size) && pb >= 0 && pb <= kMaxBits && bit_range_ok(parent, pb, pb + c.size);
   w.snapshot();
   const bool valid = parent_ok && dests_ok(c.dests, n, c.size) && counts_ok(w, n);
@@ -732,8 +726,6 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
   }
   const char* v = std::getenv("KMASK_FUZZ_VERBOSE");
   verbose       = v != nullptr && v[0] != '\0' && v[0] != '0';
-  const char* k = std::getenv("KMASK_FUZZ_SKIP_KNOWN");
-  skip_known    = k != nullptr && k[0] != '\0' && k[0] != '0';
   return 0;
 }
 

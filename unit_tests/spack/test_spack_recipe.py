@@ -17,6 +17,10 @@ import tempfile
 import types
 import unittest
 
+# The recipe is loaded from its file below: no spack/packages/kmask/__pycache__ may land in the
+# source tree (the ctest also sets PYTHONDONTWRITEBYTECODE=1).
+sys.dont_write_bytecode = True
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 RECIPE = os.path.join(HERE, "..", "..", "spack", "packages", "kmask", "package.py")
 
