@@ -120,8 +120,11 @@ for s in "$@"; do
       sanitize "${KMASK_SANITIZE_TIMEOUT:-240}" "$(excluding longer_than)"
       ;;
     bench-variants)
-      # Tuning builds (build/cuda-* or build/tune/cuda-*, configured with -DKMASK_GPU_ITEMS=... and the
-      # other macros of launch_shape.hpp) side by side on the wide-kernel cells, without the peers.
+      # Tuning builds (build/cuda-* or build/tune/cuda-*) side by side on the wide-kernel cells, without
+      # the peers. A variant is built from a header that specialises detail::launch_tuning<Kokkos::Cuda>
+      # (include/kmask/detail/launch_tuning.hpp shows how), named when the build is configured:
+      #   cmake --preset cuda -B build/tune/cuda-NAME '-DCMAKE_CXX_FLAGS=-DKMASK_TUNING_OVERRIDE_HEADER=\"/abs/NAME.hpp\"'
+      # The header is read at compile time only; the step's log names it (CMAKE_CXX_FLAGS).
       # KMASK_VARIANT_DIRS picks the builds; KMASK_VARIANT_PEERS=1 keeps the peers (warp mapping, KokkosBlas).
       for dir in ${KMASK_VARIANT_DIRS:-"$cuda_bin"/ build/cuda-*/ build/tune/cuda-*/}; do
         name=$(basename "$dir")
@@ -133,7 +136,8 @@ for s in "$@"; do
       done
       ;;
     bench-host-variants)
-      # Host tuning builds (build/host and build/tune/host-*) side by side, OpenMP on all cores.
+      # Host tuning builds (build/host and build/tune/host-*, a header specialising
+      # launch_tuning<Kokkos::OpenMP> as above) side by side, OpenMP on all cores.
       for dir in "$host_bin"/ build/tune/host-*/; do
         name=$(basename "$dir")
         [ -x "$dir/perf_tests/kmask_benchmarks" ] || continue

@@ -87,4 +87,65 @@ class scoped_region {
 }  // namespace detail
 }  // namespace kmask
 
+// ---- Device properties for launch shapes (detail::launch_tuning's users) ----
+
+#include <vector>
+
+namespace kmask {
+namespace detail {
+
+// What a launch shape needs of a device: its multiprocessors and the threads one keeps resident.
+struct device_shape {
+  std::int64_t multiprocessors;
+  std::int64_t threads_per_multiprocessor;
+};
+
+// Any space without a query of its own: concurrency() as SMs of 2048 threads (at least one SM;
+// fewer threads make one SM of that many), which is exact on NVIDIA GPUs of 2048 threads per SM.
+template <class ExecSpace>
+device_shape device_shape_of(const ExecSpace& exec) {
+  const std::int64_t threads = static_cast<std::int64_t>(exec.concurrency());
+  if (threads < 2048) return {1, threads > 1 ? threads : 1};
+  return {threads / 2048, 2048};
+}
+
+#if defined(KOKKOS_ENABLE_CUDA)
+// CUDA: the instance's device, asked once per device id (cudaDeviceGetAttribute, in Kokkos 3.4 and
+// 4.x alike); the table is built by the first caller, thread-safely, and only read afterwards.
+inline device_shape device_shape_of(const Kokkos::Cuda& exec) {
+  const auto query = [](int device, device_shape& shape) {
+    int sms = 0, threads = 0;
+    if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
+        cudaDeviceGetAttribute(&threads, cudaDevAttrMaxThreadsPerMultiProcessor, device) != cudaSuccess ||
+        sms <= 0 || threads <= 0) {
+      cudaGetLastError();  // leave no error behind for Kokkos' next check
+      return false;
+    }
+    shape = {sms, threads};
+    return true;
+  };
+  // One entry per device (multiprocessors 0: the query failed).
+  static const std::vector<device_shape> known = [&] {
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess) {
+      cudaGetLastError();
+      count = 0;
+    }
+    std::vector<device_shape> shapes(static_cast<std::size_t>(count > 0 ? count : 0), device_shape{0, 0});
+    for (int d = 0; d < count; ++d) query(d, shapes[static_cast<std::size_t>(d)]);
+    return shapes;
+  }();
+  const int device = exec.cuda_device();
+  if (device >= 0 && static_cast<std::size_t>(device) < known.size() &&
+      known[static_cast<std::size_t>(device)].multiprocessors > 0)
+    return known[static_cast<std::size_t>(device)];
+  device_shape shape{};
+  if (query(device, shape)) return shape;
+  return device_shape_of<Kokkos::Cuda>(exec);  // the generic estimate from concurrency()
+}
+#endif
+
+}  // namespace detail
+}  // namespace kmask
+
 #endif

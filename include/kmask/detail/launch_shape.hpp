@@ -1,9 +1,11 @@
 #ifndef KMASK_DETAIL_LAUNCH_SHAPE_HPP
 #define KMASK_DETAIL_LAUNCH_SHAPE_HPP
 
-// How the (destination word x segment) space is cut into work for one execution space, and the
-// tuning constants behind it (measured on the H200 and on 16 host cores: perf_tests/results/).
+// How the (destination word x segment) space is cut into work for one execution space; the
+// constants it works with are launch_tuning's (launch_tuning.hpp).
 
+#include <kmask/detail/compat.hpp>
+#include <kmask/detail/launch_tuning.hpp>
 #include <kmask/types.hpp>
 
 #include <algorithm>
@@ -28,70 +30,15 @@ constexpr bool uses_cpu_kernels() {
 #endif
 }
 
-// GPU form: words per thread (independent loads in flight), and sources whose loads a thread issues
-// together before combining any of them (a power of two). Registers bound both: every load in flight
-// needs one, and registers per thread bound the threads an SM keeps resident.
-// Measured on the H200 (perf_tests/results/h200/tuning.md): 16 words x 2 sources beat 8 x 4, 4 x 4
-// and 16 x 1 at 2^20-2^24 bits; 16 x 2 and 8 x 4 both hold ~125-130 registers, two 256-thread teams per
-// SM, so the words each thread streams per team decide.
-#ifndef KMASK_GPU_ITEMS
-#define KMASK_GPU_ITEMS 16
-#endif
-#ifndef KMASK_SOURCE_BATCH
-#define KMASK_SOURCE_BATCH 2
-#endif
-// The small-segment kernel loads one word per source, so it can keep more sources in flight: 16,
-// the most masks per segment the benchmarks use, makes their descriptor-then-word chain one deep.
-#ifndef KMASK_SMALL_SOURCE_BATCH
-#define KMASK_SMALL_SOURCE_BATCH 16
-#endif
-// Teams of the wide GPU kernel the compiler must fit on one SM at once (0: its own choice). It caps
-// registers per thread at 64K / (256 x this); 2 is what the kernel needs anyway (~128 registers),
-// and stating it makes the team count gpu_shape_for assumes the one the compiler delivers.
-#ifndef KMASK_GPU_MIN_TEAMS_PER_SM
-#define KMASK_GPU_MIN_TEAMS_PER_SM 2
-#endif
-// Blocks of gpu_items x team-size words one wide-kernel team walks in turn, at most: a team's fixed
-// cost (start, offsets and descriptor reads, reduction, count) is paid once for all of them.
-#ifndef KMASK_GPU_MAX_BLOCKS_PER_TEAM
-#define KMASK_GPU_MAX_BLOCKS_PER_TEAM 32
-#endif
-// Source blocks one wide-kernel team reads, at most (0: no limit beyond the one above): long
-// teams cost 16-mask segments 0.015-0.03 of copy speed wherever a launch has many waves (run 14:
-// no limit against 32; 16 capped 4-mask teams at 4 blocks and lost 0.04 at 10 x 2^24).
-#ifndef KMASK_GPU_TEAM_SOURCE_BLOCKS
-#define KMASK_GPU_TEAM_SOURCE_BLOCKS 32
-#endif
-// A team's fixed cost in words streamed: ~1.9 us per team on the H200 (run 11's ncu: 36.7 us for
-// 4.85 waves of 1280 one-block teams where copy speed predicts 27 us), at the ~3.8 words/ns one of
-// 264 resident teams streams.
-#ifndef KMASK_GPU_TEAM_START_WORDS
-#define KMASK_GPU_TEAM_START_WORDS 8192
-#endif
-// Shifted sources on CUDA: a word's successor comes from the next lane's register (one shuffle)
-// rather than from a second load of the same cache lines; 0 keeps the second load.
-#ifndef KMASK_LANE_SHUFFLE
-#define KMASK_LANE_SHUFFLE 1
-#endif
-constexpr int gpu_items          = KMASK_GPU_ITEMS;
-// Wide-kernel teams resident per SM: what LaunchBounds asks for, or the 2 that ~128 registers give.
-constexpr int gpu_teams_per_sm = KMASK_GPU_MIN_TEAMS_PER_SM > 0 ? KMASK_GPU_MIN_TEAMS_PER_SM : 2;
 // Lanes of a CUDA warp: the GPU form lays words out in runs of this many.
 constexpr size_type warp_lanes = 32;
-constexpr int source_batch       = KMASK_SOURCE_BATCH;
-constexpr int small_source_batch = KMASK_SMALL_SOURCE_BATCH;
 
-// CPU form: one parallel iteration owns this many words of one segment, built in blocks of
-// cpu_block_words words whose accumulator (for segments of more than cpu_pass_sources sources)
-// stays in L1.
-#ifndef KMASK_CPU_UNIT_WORDS
-#define KMASK_CPU_UNIT_WORDS 8192
-#endif
-#ifndef KMASK_CPU_BLOCK_WORDS
-#define KMASK_CPU_BLOCK_WORDS 1024
-#endif
-constexpr size_type cpu_unit_words  = KMASK_CPU_UNIT_WORDS;
-constexpr size_type cpu_block_words = KMASK_CPU_BLOCK_WORDS;
+// Wide-kernel teams of 256 threads resident per SM: what LaunchBounds asks for, or the 2 that
+// ~128 registers per thread give when it asks nothing.
+template <class ExecSpace>
+constexpr int gpu_teams_per_sm() {
+  return launch_tuning<ExecSpace>::gpu_min_teams_per_sm > 0 ? launch_tuning<ExecSpace>::gpu_min_teams_per_sm : 2;
+}
 
 // At most this many words per segment: a segment is one thread's work (its words spread over
 // that thread's vector lanes on a GPU), several segments per team, no atomics. Above it: a GPU
@@ -100,7 +47,8 @@ constexpr size_type cpu_block_words = KMASK_CPU_BLOCK_WORDS;
 // what vectorises.
 template <class ExecSpace>
 constexpr size_type small_segment_words() {
-  return uses_cpu_kernels<ExecSpace>() ? 4 : 32;
+  return uses_cpu_kernels<ExecSpace>() ? launch_tuning<ExecSpace>::cpu_small_segment_words
+                                       : launch_tuning<ExecSpace>::gpu_small_segment_words;
 }
 
 // Teams of the small-segment kernel: `team_size` threads of `vector_length` lanes walk
@@ -112,29 +60,17 @@ struct small_shape {
   int segments_per_team;
 };
 
-// A device's resident-thread capacity (concurrency()) in SMs of 2048 threads, at least 1.
-template <class ExecSpace>
-size_type gpu_sms(const ExecSpace& exec) {
-  return std::max<size_type>(1, static_cast<size_type>(exec.concurrency()) / 2048);
-}
-
-// Small-segment teams wanted per SM before teams shrink (see small_shape_for): 8 beat 2 by
-// 1-4 us at 16 masks x 32 bits (run 14).
-#ifndef KMASK_GPU_SMALL_TEAMS_PER_SM
-#define KMASK_GPU_SMALL_TEAMS_PER_SM 8
-#endif
-
 // GPU teams are 256 threads, or fewer (down to one warp) while that leaves fewer than
-// KMASK_GPU_SMALL_TEAMS_PER_SM teams per SM, and then warps of fewer segments (lanes past the
-// words idle): 1000 one-word segments in 256-thread teams kept 4 SMs busy, each issuing 4,000
-// scattered descriptor and word loads one after another.
+// gpu_small_teams_per_sm teams per SM, and then warps of fewer segments (lanes past the words
+// idle): in 256-thread teams, a few hundred one-word segments would occupy a few SMs, each issuing
+// thousands of scattered descriptor and word loads one after another.
 template <class ExecSpace>
 small_shape small_shape_for(const ExecSpace& exec, size_type words, size_type num_segments) {
   if (runs_on_host<ExecSpace>()) return {1, 1, 256};
   int lanes = 1;
   while (lanes < 32 && lanes < words) lanes *= 2;
   int threads            = 256;
-  const size_type wanted = KMASK_GPU_SMALL_TEAMS_PER_SM * gpu_sms(exec);
+  const size_type wanted = launch_tuning<ExecSpace>::gpu_small_teams_per_sm * device_shape_of(exec).multiprocessors;
   const auto teams       = [&](int t, int l) {
     const size_type per_team = t / l;
     return (num_segments + per_team - 1) / per_team;
@@ -161,28 +97,31 @@ inline size_type gpu_team_threads(size_type words, size_type items) {
   return threads;
 }
 
-// Blocks per team. Teams of one launch do equal work, so they run in waves of `resident` (two
-// per SM); a launch costs about waves x (the blocks' words streamed + a team's fixed cost). Teams
-// walking several blocks pay the fixed cost once (4-mask segments gained 0.05-0.07 of copy speed
-// from it), but a count of teams just past a multiple of `resident` leaves a last wave almost
-// empty: 16-mask segments lost 0.07-0.12 to that with a fill-based choice (tuning.md, run 8). So
-// the count is chosen on that cost, over 1..KMASK_GPU_MAX_BLOCKS_PER_TEAM blocks and at most
-// KMASK_GPU_TEAM_SOURCE_BLOCKS source blocks, unless that many blocks fit the launch in one wave
-// (runs 13-15: 10-segment launches, whose one-block teams made 4.85 waves, went from 0.68-0.87 to
-// 0.82-0.91 of copy speed at 2^24 bits; 8-mask ones, capped at 4 blocks, stayed at 0.79-0.82).
+// Blocks per team. Teams of one launch do equal work, so they run in waves of `resident` (what the
+// SMs hold at once); a launch costs about waves x (the blocks' words streamed + a team's fixed cost).
+// Teams walking several blocks pay the fixed cost once, but a count of teams just past a multiple
+// of `resident` leaves a last wave almost empty. So the count is chosen on that cost, over
+// 1..gpu_max_blocks_per_team blocks and at most gpu_team_source_blocks source blocks, unless that
+// many blocks fit the launch in one wave.
 template <class ExecSpace>
 team_shape gpu_shape_for(const ExecSpace& exec, size_type words, size_type num_segments,
                          size_type sources_per_segment) {
-  const size_type threads  = gpu_team_threads(words, gpu_items);
-  const size_type block    = threads * gpu_items;
-  const size_type blocks   = (words + block - 1) / block;
-  const size_type resident = std::max<size_type>(
-      1, static_cast<size_type>(exec.concurrency()) * gpu_teams_per_sm * 256 / (2048 * threads));
+  using tuning              = launch_tuning<ExecSpace>;
+  constexpr size_type items = tuning::gpu_items;
+  const size_type threads   = gpu_team_threads(words, items);
+  const size_type block     = threads * items;
+  const size_type blocks    = (words + block - 1) / block;
+  // Teams of `threads` an SM holds: the threads its 256-thread teams' registers allow, at most
+  // the threads it keeps resident.
+  const device_shape device  = device_shape_of(exec);
+  const size_type sm_threads = std::min<size_type>(gpu_teams_per_sm<ExecSpace>() * size_type{256},
+                                                   device.threads_per_multiprocessor);
+  const size_type resident   = std::max<size_type>(1, device.multiprocessors * sm_threads / threads);
   const size_type block_cost = block * (sources_per_segment + 1);
-  const size_type most = std::min<size_type>(blocks, KMASK_GPU_MAX_BLOCKS_PER_TEAM);
+  const size_type most = std::min<size_type>(blocks, tuning::gpu_max_blocks_per_team);
   const size_type capped =
-      KMASK_GPU_TEAM_SOURCE_BLOCKS > 0
-          ? std::min<size_type>(most, std::max<size_type>(1, KMASK_GPU_TEAM_SOURCE_BLOCKS /
+      tuning::gpu_team_source_blocks > 0
+          ? std::min<size_type>(most, std::max<size_type>(1, tuning::gpu_team_source_blocks /
                                                                  std::max<size_type>(1, sources_per_segment)))
           : most;
   const auto teams_for = [&](size_type p) { return num_segments * ((blocks + p - 1) / p); };
@@ -195,7 +134,7 @@ team_shape gpu_shape_for(const ExecSpace& exec, size_type words, size_type num_s
   size_type per_team = 1, best = 0;
   for (size_type p = 1; p <= most; ++p) {
     if (p > capped && p != one_wave) continue;
-    const size_type cost = (teams_for(p) + resident - 1) / resident * (p * block_cost + KMASK_GPU_TEAM_START_WORDS);
+    const size_type cost = (teams_for(p) + resident - 1) / resident * (p * block_cost + tuning::gpu_team_start_words);
     if (p == 1 || cost < best) {
       best     = cost;
       per_team = p;
@@ -206,22 +145,23 @@ team_shape gpu_shape_for(const ExecSpace& exec, size_type words, size_type num_s
 }
 
 // Teams of the counting kernels, which read one word per index: a GPU team per block of
-// 256 threads x 8 words; on a host, one thread per team walking a long contiguous run (no team
-// synchronisation to pay for, and enough teams to balance OpenMP threads once a mask is a few
-// hundred kilobits).
-constexpr size_type cpu_count_chunk_words = 8192;  // one host thread's run (count_set_bits too)
-
+// 256 threads x count_gpu_items words; on a host, one thread per team walking a long contiguous run
+// (no team synchronisation to pay for, and enough teams to balance OpenMP threads once a mask is a
+// few hundred kilobits).
 template <class ExecSpace>
 team_shape count_shape_for(size_type words) {
   if (runs_on_host<ExecSpace>()) {
-    const size_type chunk = std::min<size_type>(cpu_count_chunk_words, words);
+    const size_type chunk = std::min<size_type>(launch_tuning<ExecSpace>::count_cpu_chunk_words, words);
     return {1, chunk, chunk, (words + chunk - 1) / chunk};
   }
-  constexpr size_type items = 8;
+  constexpr size_type items = launch_tuning<ExecSpace>::count_gpu_items;
   const size_type threads   = gpu_team_threads(words, items);
   const size_type chunk     = threads * items;
   return {static_cast<int>(threads), threads, chunk, (words + chunk - 1) / chunk};
 }
+
+// The host counting chunk under its older name, for count_set_bits (count.hpp).
+constexpr size_type cpu_count_chunk_words = launch_tuning<Kokkos::DefaultHostExecutionSpace>::count_cpu_chunk_words;
 
 }  // namespace detail
 }  // namespace kmask

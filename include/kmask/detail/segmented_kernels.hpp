@@ -122,7 +122,7 @@ using segmented_args_for =
 // a second load per word fetched every line twice from L2 (shifted sources then ran at the speed an
 // L2 limit predicts, and at 0.82-0.92 of copy speed once it was gone:
 // perf_tests/results/h200/tuning.md).
-template <int Items, int Batch, bool WarpRuns, class Op, class SourceRef>
+template <int Items, int Batch, bool WarpRuns, bool LaneShuffle, class Op, class SourceRef>
 KOKKOS_FORCEINLINE_FUNCTION void combine_sources(const Op& op, const SourceRef* sources, size_type j,
                                                  size_type last, size_type w0, size_type stride, size_type words,
                                                  size_type size_bits, word_type (&acc)[Items]) {
@@ -147,8 +147,8 @@ KOKKOS_FORCEINLINE_FUNCTION void combine_sources(const Op& op, const SourceRef* 
         for (int b = 0; b < Batch; ++b)
           for (int i = 0; i < Items; ++i) v[b][i] = lo[b][w0 + i * stride];
         if (!aligned) {
-#if KMASK_HAS_LANE_SHUFFLE && KMASK_LANE_SHUFFLE
-          if constexpr (WarpRuns) {
+#if KMASK_HAS_LANE_SHUFFLE
+          if constexpr (WarpRuns && LaneShuffle) {
             const int lane = static_cast<int>(w0 & (warp_lanes - 1));
             word_type after[Batch];  // the word after the warp's run (in bounds: w_max + 1 <= last)
             for (int b = 0; b < Batch; ++b)
@@ -171,7 +171,7 @@ KOKKOS_FORCEINLINE_FUNCTION void combine_sources(const Op& op, const SourceRef* 
           for (int i = 0; i < Items; ++i) acc[i] = op(acc[i], v[b][i]);
       }
     }
-    combine_sources<Items, Batch / 2, WarpRuns>(op, sources, j, last, w0, stride, words, size_bits, acc);
+    combine_sources<Items, Batch / 2, WarpRuns, LaneShuffle>(op, sources, j, last, w0, stride, words, size_bits, acc);
   } else {
     for (; j < last; ++j) {
       const positioned_source ps(sources[j], size_bits);
@@ -183,12 +183,12 @@ KOKKOS_FORCEINLINE_FUNCTION void combine_sources(const Op& op, const SourceRef* 
   }
 }
 
-template <int Items, int Batch, bool WarpRuns = false, class Op, class SourceRef>
+template <int Items, int Batch, bool WarpRuns = false, bool LaneShuffle = false, class Op, class SourceRef>
 KOKKOS_FORCEINLINE_FUNCTION void combine_block(const Op& op, const SourceRef* sources, size_type first,
                                                size_type last, size_type w0, size_type stride, size_type words,
                                                size_type size_bits, word_type (&acc)[Items]) {
   for (int i = 0; i < Items; ++i) acc[i] = op.identity();
-  combine_sources<Items, Batch, WarpRuns>(op, sources, first, last, w0, stride, words, size_bits, acc);
+  combine_sources<Items, Batch, WarpRuns, LaneShuffle>(op, sources, first, last, w0, stride, words, size_bits, acc);
 }
 
 // Small segments (at most small_segment_words words): one segment per thread, one word per
@@ -216,7 +216,8 @@ struct small_segments_functor {
           [&](size_type w, size_type& lane_nulls) {
             if (w < words) {
               word_type acc[1];
-              combine_block<1, small_source_batch>(op, src, first, last, w, 1, words, bits, acc);
+              combine_block<1, launch_tuning<ExecSpace>::small_source_batch>(op, src, first, last, w, 1, words,
+                                                                             bits, acc);
               const word_type word = acc[0] & valid_bits_of_word(w, bits);
               out[w]               = word;
               lane_nulls += nulls_in_word(word, w, bits);
@@ -238,7 +239,7 @@ struct small_segments_functor {
 template <class ExecSpace, class Op, class Destinations>
 struct wide_segments_functor {
   using member_type    = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
-  static constexpr int items = gpu_items;
+  static constexpr int items = launch_tuning<ExecSpace>::gpu_items;
 #if defined(KOKKOS_ENABLE_CUDA)
   // A Kokkos CUDA team of vector length 1 gives thread g index g: lanes are consecutive indices.
   static constexpr bool warp_runs = std::is_same<ExecSpace, Kokkos::Cuda>::value;
@@ -254,7 +255,8 @@ struct wide_segments_functor {
     const size_type bits = a.size_bits, words = a.words, row_words = a.row_words;
     constexpr size_type stride = warp_lanes;
     word_type acc[items];
-    combine_block<items, source_batch, warp_runs>(a.op, a.sources.data(), first, last, w0, stride, words, bits, acc);
+    combine_block<items, launch_tuning<ExecSpace>::source_batch, warp_runs, launch_tuning<ExecSpace>::lane_shuffle>(
+        a.op, a.sources.data(), first, last, w0, stride, words, bits, acc);
     size_type nulls = 0;
     if (w0 + (items - 1) * stride + 1 < words) {
       // Not the segment's last word: every bit is inside size_bits, no tail mask, no padding.
@@ -312,8 +314,10 @@ struct wide_segments_functor {
 // segment is one pass: sources in, destination out, nothing else touched.
 template <class ExecSpace, class Op, class Destinations>
 struct cpu_segments_functor {
+  static constexpr size_type cpu_unit_words  = launch_tuning<ExecSpace>::cpu_unit_words;
+  static constexpr size_type cpu_block_words = launch_tuning<ExecSpace>::cpu_block_words;
   static_assert(cpu_block_words <= max_half_count_words,
-                "kmask: KMASK_CPU_BLOCK_WORDS is too large for one block's 16-bit set-bit fields");
+                "kmask: launch_tuning::cpu_block_words is too large for one block's 16-bit set-bit fields");
   segmented_args_for<ExecSpace, Op, Destinations> a;
   size_type units_per_segment;
 
@@ -390,7 +394,8 @@ void launch_segmented_binop(const char* fn, const ExecSpace& exec, const segment
   }
   // Only the form ExecSpace uses is instantiated: the CPU form's loops are host code.
   if constexpr (uses_cpu_kernels<ExecSpace>()) {
-    const size_type units = (a.row_words + cpu_unit_words - 1) / cpu_unit_words;
+    constexpr size_type unit_words = launch_tuning<ExecSpace>::cpu_unit_words;
+    const size_type units          = (a.row_words + unit_words - 1) / unit_words;
     // The same limit as the GPU form's, so a call is accepted or refused alike on every backend.
     check_league_size(fn, a.num_segments * units);
     Kokkos::parallel_for("kmask::segmented_binop::words",
@@ -403,10 +408,11 @@ void launch_segmented_binop(const char* fn, const ExecSpace& exec, const segment
     const size_type league = a.num_segments * shape.teams_per_segment;
     // Judged on one team per block, whatever blocks_per_team this device gets, so a call is
     // accepted or refused alike on every device and backend.
-    const size_type block_words = shape.groups * gpu_items;
+    const size_type block_words = shape.groups * launch_tuning<ExecSpace>::gpu_items;
     check_league_size(fn, a.num_segments * ((a.row_words + block_words - 1) / block_words));
-    using wide_policy = std::conditional_t<(KMASK_GPU_MIN_TEAMS_PER_SM > 0),
-                                           Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<256, KMASK_GPU_MIN_TEAMS_PER_SM>>,
+    constexpr int min_teams = launch_tuning<ExecSpace>::gpu_min_teams_per_sm;
+    using wide_policy       = std::conditional_t<(min_teams > 0),
+                                           Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<256, min_teams>>,
                                            Kokkos::TeamPolicy<ExecSpace>>;
     Kokkos::parallel_for("kmask::segmented_binop::words", wide_policy(exec, static_cast<int>(league), shape.team_size),
                          wide_segments_functor<ExecSpace, Op, Destinations>{a, shape});

@@ -1,0 +1,72 @@
+#ifndef KMASK_DETAIL_LAUNCH_TUNING_HPP
+#define KMASK_DETAIL_LAUNCH_TUNING_HPP
+
+// The constants that shape kmask's kernels, per execution space and kernel form. Each says in a
+// line why it has its value; how the values were measured is perf_tests/results/h200/tuning.md
+// ("Where the constants came from").
+//
+// A backend specialises launch_tuning<Space> (or launch_tuning<Space, std::enable_if_t<...>> for a
+// family of spaces). To change only some constants, derive from the defaults and redeclare those:
+//   template <> struct launch_tuning<Kokkos::Cuda> : launch_tuning<Kokkos::Cuda, launch_tuning_defaults> {
+//     static constexpr int gpu_items = 8;
+//   };
+// A specialisation must be seen before any kernel uses the space's tuning: a tuning build names a
+// header holding it in KMASK_TUNING_OVERRIDE_HEADER (a quoted path), included at the end of this one.
+
+#include <kmask/types.hpp>
+
+namespace kmask {
+namespace detail {
+
+// Second argument of launch_tuning that always selects the primary template: the defaults.
+struct launch_tuning_defaults {};
+
+template <class ExecSpace, class = void>
+struct launch_tuning {
+  // GPU form, wide segments: a team per run of blocks of one segment's words.
+  // Words per thread: its loads in flight; 16 with source_batch 2 fits two teams' registers per SM.
+  static constexpr int gpu_items = 16;
+  // Sources whose loads a thread issues together before combining any (a power of two).
+  static constexpr int source_batch = 2;
+  // Teams LaunchBounds must fit on an SM (0: the compiler's choice): 2 allows the ~128 registers needed.
+  static constexpr int gpu_min_teams_per_sm = 2;
+  // Blocks one team walks in turn, at most: its fixed cost is paid once for all of them.
+  static constexpr size_type gpu_max_blocks_per_team = 32;
+  // Blocks x sources one team reads, at most (0: no cap): long teams leave ragged ends over many waves.
+  static constexpr size_type gpu_team_source_blocks = 32;
+  // A team's fixed cost (offsets -> descriptors -> data chain, reduction), in words streamed.
+  static constexpr size_type gpu_team_start_words = 8192;
+  // A shifted source's next word from the next lane (CUDA), not a second request for the same line.
+  static constexpr bool lane_shuffle = true;
+
+  // GPU form, small segments: one segment per thread, one word per vector lane.
+  // Widest small segment, a warp's lanes: a team of words would leave most threads idle below it.
+  static constexpr size_type gpu_small_segment_words = 32;
+  // One load per source, so 16 sources (the most the benchmarks use) go out at once.
+  static constexpr int small_source_batch = 16;
+  // Teams wanted per SM before teams shrink: scattered one-word loads need many warps in flight.
+  static constexpr size_type gpu_small_teams_per_sm = 8;
+
+  // CPU form: long contiguous runs a core vectorises.
+  // Widest small segment: above it a segment is a run long enough to vectorise.
+  static constexpr size_type cpu_small_segment_words = 4;
+  // Words one parallel iteration owns: runs the prefetcher follows, and iterations to balance threads.
+  static constexpr size_type cpu_unit_words = 8192;
+  // Words built per block: the accumulator kept between source passes (4 KB) stays in L1.
+  static constexpr size_type cpu_block_words = 1024;
+
+  // Counting kernels: one word per index.
+  // Words per thread of a GPU counting team: a few independent loads each.
+  static constexpr size_type count_gpu_items = 8;
+  // One host thread's run of words: it vectorises, and a mask gives enough runs to balance threads.
+  static constexpr size_type count_cpu_chunk_words = 8192;
+};
+
+}  // namespace detail
+}  // namespace kmask
+
+#if defined(KMASK_TUNING_OVERRIDE_HEADER)
+#include KMASK_TUNING_OVERRIDE_HEADER
+#endif
+
+#endif
