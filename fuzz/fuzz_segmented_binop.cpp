@@ -4,17 +4,21 @@
 // inplace_segmented_binop (most inputs), segmented_binop_plan + execute (twice), segmented_binop,
 // inplace_binop, binop, superimpose_nulls, count_set_bits / count_unset_bits, copy_bitmask or
 // segmented_count_set_bits, with bad sizes, bad bit offsets, short or null views, bad segment
-// offsets, short counters, and destinations that alias sources or each other.
+// offsets, short counters, and destinations that alias sources or each other. Sources (and the
+// single mask of superimpose / count / copy) are often absent: a null view of extent 0, which
+// reads as all valid (cudf's column without a null mask); a null view with an extent is refused.
 //
 // Oracles, all independent of the library:
 //  * an argument predicate written from the documented contract: the call must throw
-//    std::invalid_argument / std::out_of_range (std::length_error can't happen at these sizes)
-//    exactly when the predicate says the arguments are invalid, and the message must start with
-//    "kmask::";
+//    std::invalid_argument / std::out_of_range (or std::length_error) exactly when the predicate
+//    says the arguments are invalid, and the message must start with "kmask::". Which exception
+//    and message wins when several arguments are bad at once is not part of the contract, so the
+//    type is not checked;
 //  * a rejected call writes nothing: every buffer word and counter equals a snapshot taken before;
 //  * an accepted call writes exactly what a bit-by-bit reference computes from that snapshot:
 //    destination words [0, num_words(size_bits)) with the bits past size_bits clear, every other
-//    word of every buffer untouched, null counts [0, num_segments) and nothing past them.
+//    word of every buffer untouched, null counts [0, num_segments) and nothing past them. An
+//    absent source reads as all ones.
 // A failure prints the decoded call and the reason, then __builtin_trap().
 //
 // Every mask and counter lives in a plain `new T[n]` of exactly the words it needs, wrapped in an
@@ -127,8 +131,11 @@ struct World {
     for (const auto& b : bufs) snap.emplace_back(b.p.get(), b.p.get() + b.n);
     counts_snap.assign(counts.get(), counts.get() + ncounts);
   }
-  // Bit i of a view read from `begin`, in the snapshot.
-  int snap_bit(const Ref& r, size_type begin, size_type i) const { return get_bit(snap[r.buf], r.off * 32 + begin + i); }
+  // Bit i of a view read from `begin`, in the snapshot; a null view (absent mask: the call accepted
+  // it only with extent 0) reads as all ones.
+  int snap_bit(const Ref& r, size_type begin, size_type i) const {
+    return r.buf < 0 ? 1 : get_bit(snap[r.buf], r.off * 32 + begin + i);
+  }
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -163,9 +170,11 @@ struct Call {
   std::vector<size_type> ranges;         // segmented_count_set_bits
 };
 
-std::string show_ref(const World& w, const Ref& r) {
+// `source`: a null view of extent 0 is shown as absent (it reads as all valid).
+std::string show_ref(const World& w, const Ref& r, bool source = false) {
   std::ostringstream os;
-  if (r.buf < 0) os << "null(extent " << r.len << ")";
+  if (source && r.buf < 0 && r.len == 0) os << "absent (null, extent 0)";
+  else if (r.buf < 0) os << "null(extent " << r.len << ")";
   else os << "buf" << r.buf << "[" << r.off << ", +" << r.len << ") of " << w.bufs[r.buf].n;
   return os.str();
 }
@@ -175,7 +184,7 @@ std::string describe(const World& w, const Call& c) {
   os << "api=" << api_name(c.api) << " op=" << op_name(c.op) << " size_bits=" << c.size << "\n";
   for (std::size_t s = 0; s < c.dests.size(); ++s) os << "  dest[" << s << "] = " << show_ref(w, c.dests[s]) << "\n";
   for (std::size_t j = 0; j < c.srcs.size(); ++j)
-    os << "  mask[" << j << "] = " << show_ref(w, c.srcs[j])
+    os << "  mask[" << j << "] = " << show_ref(w, c.srcs[j], true)
        << " begin=" << (j < c.begins.size() ? std::to_string(c.begins[j]) : std::string("(none)")) << "\n";
   if (c.begins.size() > c.srcs.size()) os << "  begin_bits has " << c.begins.size() << " entries\n";
   os << "  segment_offsets = {";
@@ -318,20 +327,23 @@ Call decode(World& w, FuzzedDataProvider& in) {
       else r = d;
     } else if (m == 13 && j > 0) {  // the same view as an earlier source
       r = c.srcs[in.ConsumeIntegralInRange<std::size_t>(0, j - 1)];
-    } else if (m == 14) {
-      r = {-1, 0, in.ConsumeBool() ? 0 : nw};
+    } else if (m == 14) {  // absent (extent 0: all valid) or a null view with an extent (refused)
+      r = {-1, 0, in.ConsumeBool() ? 0 : nw > 0 ? nw : 1 + small_extra(in)};
     } else if (m == 15 && !w.bufs.empty()) {  // anywhere in any buffer
       const int b = in.ConsumeIntegralInRange<int>(0, static_cast<int>(w.bufs.size()) - 1);
       r           = view_into(w, b, in.ConsumeIntegralInRange<size_type>(0, 30), in.ConsumeIntegralInRange<int>(-1, 30));
     } else {  // a fresh mask of exactly the words it needs, or one more / one less / none
       size_type need = sane(begin) && sane(c.size) ? words_for(begin + c.size) : nw;
+      bool absent    = false;
       switch (in.ConsumeIntegralInRange<int>(0, 15)) {
         case 0: need = need > 0 ? need - 1 : 0; break;
         case 1: need += 1 + small_extra(in); break;
         case 2: need = 0; break;
+        case 3:
+        case 4: absent = true; break;  // absent: a null view of extent 0
         default: break;
       }
-      r = {w.add(need, in), 0, need};
+      r = absent ? Ref{} : Ref{w.add(need, in), 0, need};
     }
     c.srcs.push_back(r);
     c.begins.push_back(begin);
@@ -404,14 +416,19 @@ Call decode(World& w, FuzzedDataProvider& in) {
 
 size_type cap_bits(const Ref& r) { return r.len * 32; }
 bool size_ok(size_type size) { return size >= 0 && size <= kMaxBits; }
-// check_sources(): one begin per mask, each >= 0 and <= the limit, non-null when bits are read,
-// and [begin, begin + size) inside the view.
+// A null view: absent (all valid) with extent 0, refused with any other extent.
+bool absent(const Ref& r) { return r.buf < 0 && r.len == 0; }
+bool null_with_extent(const Ref& r) { return r.buf < 0 && r.len != 0; }
+// Every source (used by a segment or not): one begin per mask, each >= 0 and <= the limit; an
+// absent source then reads as all valid (no extent to check); a null view with an extent is
+// refused; any other source holds [begin, begin + size) within its view.
 bool sources_ok(const Call& c, size_type size) {
   if (!size_ok(size) || c.srcs.size() != c.begins.size()) return false;
   for (std::size_t j = 0; j < c.srcs.size(); ++j) {
     const size_type b = c.begins[j];
     if (b < 0 || b > kMaxBits) return false;
-    if (size > 0 && c.srcs[j].buf < 0) return false;
+    if (null_with_extent(c.srcs[j])) return false;
+    if (absent(c.srcs[j])) continue;
     if (b + size > cap_bits(c.srcs[j])) return false;
   }
   return true;
@@ -442,10 +459,29 @@ bool counts_ok(const World& w, size_type needed) {
   if (needed > 0 && w.counts_null) return false;
   return w.ncounts >= needed;
 }
+// The single mask of count_set_bits / copy_bitmask read over [begin, end): a well-formed range
+// below the limit; a null mask is refused unless its extent is 0 (even for an empty range), and an
+// absent one then skips the extent check.
 bool bit_range_ok(const Ref& r, size_type begin, size_type end) {
   if (begin < 0 || end < begin || end > kMaxBits) return false;
-  if (end > begin && r.buf < 0) return false;
-  return end <= cap_bits(r);
+  if (null_with_extent(r)) return false;
+  return absent(r) || end <= cap_bits(r);
+}
+// segmented_count_*: an even number of entries; the mask refused if null with an extent, even
+// with no ranges; each range well formed below the limit and, unless the mask is absent, inside it.
+bool ranges_ok(const Ref& r, const std::vector<size_type>& ranges) {
+  if (ranges.size() % 2 != 0 || null_with_extent(r)) return false;
+  for (std::size_t i = 0; i + 1 < ranges.size(); i += 2)
+    if (!bit_range_ok(r, ranges[i], ranges[i + 1])) return false;
+  return true;
+}
+// superimpose_nulls' parent read over [pb, pb + size): pb in [0, limit] and pb + size within the
+// limit (tested without overflowing here), not null with an extent, and within the view unless
+// absent. `size` must already be valid.
+bool parent_ok(const Ref& r, size_type pb, size_type size) {
+  if (!size_ok(size) || pb < 0 || pb > kMaxBits || size > kMaxBits - pb) return false;
+  if (null_with_extent(r)) return false;
+  return absent(r) || pb + size <= cap_bits(r);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -542,12 +578,22 @@ void run_segmented(World& w, const Call& c, const Op& op) {
   const bool offs_ok = offsets_ok(c.offsets, M);
   const size_type ns = offs_ok ? static_cast<size_type>(c.offsets.size()) - 1 : -1;
   const bool args_ok = offs_ok && sources_ok(c, c.size) && dests_ok(c.dests, ns, c.size);
-  // segmented_binop and binop allocate their result: with no sources to bound it, a valid size_bits
-  // up to 2^62 asks for up to 2^59 bytes, which must fail to allocate (not a kmask bug). Valid calls
-  // that large are not made; invalid ones still are (they must throw before allocating).
+  // segmented_binop and binop allocate their result: with no sources, or only absent ones, to bound
+  // it, a valid size_bits up to 2^62 asks for up to 2^59 bytes, which must fail to allocate (not a
+  // kmask bug). Valid calls that large are not made; invalid ones still are (they must throw before
+  // allocating).
   const bool allocates_huge = size_ok(c.size) && c.size > (size_type{1} << 22);
   if (allocates_huge && (c.api == api_segmented || c.api == api_binop) && sources_ok(c, c.size) &&
       (c.api == api_binop || offs_ok))
+    return;
+  // KNOWN LIBRARY BUG (README "Bugs it found", 2; open): a valid in-place call or plan with zero
+  // segments and an absent (unused) source allocates num_words(size_bits) words of ones that nothing
+  // reads, so at a huge size_bits it fails to allocate instead of succeeding. Those calls are not
+  // made until it is fixed (then delete this; corpus/regression-absent-ones-zero-segments replays it).
+  bool any_absent = false;
+  for (const auto& r : c.srcs) any_absent = any_absent || absent(r);
+  if (allocates_huge && any_absent && ns == 0 && args_ok &&
+      (c.api == api_plan || (c.api == api_inplace_segmented && counts_ok(w, ns))))
     return;
 
   switch (c.api) {
@@ -639,10 +685,8 @@ void run_superimpose(World& w, const Call& c) {
   std::vector<dest_view> children;
   for (const auto& r : c.dests) children.push_back(w.dst(r));
   const size_type n = static_cast<size_type>(c.dests.size());
-  // parent_begin_bit + size_bits must not overflow in the predicate itself.
-  const bool parent_ok = size_ok(c.size) && pb >= 0 && pb <= kMaxBits && bit_range_ok(parent, pb, pb + c.size);
   w.snapshot();
-  const bool valid = parent_ok && dests_ok(c.dests, n, c.size) && counts_ok(w, n);
+  const bool valid = parent_ok(parent, pb, c.size) && dests_ok(c.dests, n, c.size) && counts_ok(w, n);
   if (run_checked(w, valid,
                   [&] { kmask::superimpose_nulls(exec, w.src(parent), pb, children, c.size, w.count_arg()); }))
     return;
@@ -663,6 +707,15 @@ void run_superimpose(World& w, const Call& c) {
   compare_world(w, want, want_counts);
 }
 
+// Set bits of `m` in its bits [begin, end) in the snapshot; an absent mask has every bit set (its
+// ranges may be up to 2^62 bits long: not walked).
+size_type reference_set_bits(const World& w, const Ref& m, size_type begin, size_type end) {
+  if (absent(m)) return end - begin;
+  size_type n = 0;
+  for (size_type i = begin; i < end; ++i) n += w.snap_bit(m, 0, i);
+  return n;
+}
+
 void run_reads(World& w, const Call& c) {
   exec_space exec;
   const Ref m = c.srcs.empty() ? Ref{} : c.srcs[0];
@@ -677,13 +730,15 @@ void run_reads(World& w, const Call& c) {
         }))
       return;
     compare_world(w, w.snap, w.counts_snap);
-    size_type want = 0;
-    for (size_type i = c.bit_begin; i < c.bit_end; ++i) want += w.snap_bit(m, 0, i);
+    const size_type want = reference_set_bits(w, m, c.bit_begin, c.bit_end);
     if (set != want || unset != (c.bit_end - c.bit_begin) - want)
       fail("count_set_bits = " + std::to_string(set) + ", count_unset_bits = " + std::to_string(unset) +
            ", reference set " + std::to_string(want));
   } else if (c.api == api_copy) {
     const bool valid = bit_range_ok(m, c.bit_begin, c.bit_end);
+    // An absent mask makes a copy of up to 2^62 - 1 bits valid: the new mask must fail to allocate
+    // (not a kmask bug), so those valid calls are not made, as run_segmented() does for binop.
+    if (valid && c.bit_end - c.bit_begin > (size_type{1} << 22)) return;
     Kokkos::View<word_type*, mem_space> out;
     if (run_checked(w, valid, [&] { out = kmask::copy_bitmask(exec, mv, c.bit_begin, c.bit_end); })) return;
     compare_world(w, w.snap, w.counts_snap);
@@ -694,8 +749,7 @@ void run_reads(World& w, const Call& c) {
     for (std::size_t i = 0; i < want.size(); ++i)
       if (out(i) != want[i]) fail("copy_bitmask word " + std::to_string(i));
   } else {  // segmented_count_set_bits + segmented_count_unset_bits
-    bool valid = c.ranges.size() % 2 == 0;
-    for (std::size_t i = 0; valid && i + 1 < c.ranges.size(); i += 2) valid = bit_range_ok(m, c.ranges[i], c.ranges[i + 1]);
+    const bool valid = ranges_ok(m, c.ranges);
     Kokkos::View<size_type*, mem_space> set, unset;
     if (run_checked(w, valid, [&] {
           set   = kmask::segmented_count_set_bits(exec, mv, c.ranges);
@@ -705,8 +759,7 @@ void run_reads(World& w, const Call& c) {
     compare_world(w, w.snap, w.counts_snap);
     if (set.extent(0) != c.ranges.size() / 2 || unset.extent(0) != c.ranges.size() / 2) fail("segmented count extent");
     for (std::size_t r = 0; r < c.ranges.size() / 2; ++r) {
-      size_type want = 0;
-      for (size_type i = c.ranges[2 * r]; i < c.ranges[2 * r + 1]; ++i) want += w.snap_bit(m, 0, i);
+      const size_type want = reference_set_bits(w, m, c.ranges[2 * r], c.ranges[2 * r + 1]);
       if (set(r) != want || unset(r) != c.ranges[2 * r + 1] - c.ranges[2 * r] - want)
         fail("segmented_count range " + std::to_string(r));
     }
