@@ -181,6 +181,17 @@ for s in "$@"; do
       done
       grep -E "#####|Duration|DRAM Throughput|Achieved Occupancy|Registers Per|Theoretical Occupancy|Stall|Warp Cycles Per Issued|Eligible Warps|No Eligible" "$out/ncu.txt" | head -60
       ;;
+    bench-concurrency)
+      # T host threads (1, 2, 4, 8), each with a CUDA stream of its own (Kokkos::Cuda(stream)), each
+      # making the same number of calls of one form (allocating, in place, a plan of its own) on
+      # 100 x 4 x 2^20 and 2000 x 8 x 128 bits: per-call time, and speedup_vs_serial = the same calls
+      # from one thread, round-robin over the same streams, / with T threads, in the same run.
+      # KMASK_CONCURRENCY_FILTER picks cases, KMASK_CONCURRENCY_MIN_TIME the minimum time per case.
+      step "benchmarks (concurrency: host threads, a stream each)"
+      bench "$cuda_bin/perf_tests/kmask_benchmarks" concurrency "${KMASK_CONCURRENCY_MIN_TIME:-0.05}" \
+        "${KMASK_CONCURRENCY_FILTER:-concurrency/}" || rc=1
+      ! grep -q "ERROR OCCURRED" "$out/bench-concurrency.txt" || rc=1
+      ;;
     *) echo "unknown step $s"; rc=2 ;;
   esac
 done

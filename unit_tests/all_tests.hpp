@@ -18,3 +18,4 @@ using namespace kmask_test;
 #include "tests/test_determinism.hpp"
 #include "tests/test_resources.hpp"
 #include "tests/test_profiling_labels.hpp"
+#include "tests/test_concurrency.hpp"

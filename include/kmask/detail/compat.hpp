@@ -148,4 +148,159 @@ inline device_shape device_shape_of(const Kokkos::Cuda& exec) {
 }  // namespace detail
 }  // namespace kmask
 
+// ---- Execution space instances that separate host threads may use at once (tests, benchmarks) ----
+
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace kmask {
+namespace detail {
+
+// "3.4.01" for KOKKOS_VERSION 30401.
+inline std::string kokkos_version_string() {
+  const int v = KOKKOS_VERSION;
+  return std::to_string(v / 10000) + "." + std::to_string(v / 100 % 100) + "." + (v % 100 < 10 ? "0" : "") +
+         std::to_string(v % 100);
+}
+
+// How to make an instance of ExecSpace that one host thread may call into while other threads call
+// into other instances, without Kokkos serialising or corrupting them. `make(count, release)`
+// returns one of `count` such instances and may set `release` to what frees its backing once no
+// copy of the instance is left. Unknown spaces: not independent (make gives the default instance).
+template <class ExecSpace>
+struct instance_support {
+  static constexpr bool independent = false;
+  static std::string why_not() {
+    return std::string(ExecSpace::name()) + ": kmask knows no independent instances of this execution space";
+  }
+  static ExecSpace make(int /*count*/, std::function<void()>& /*release*/) { return ExecSpace(); }
+};
+
+#if defined(KOKKOS_ENABLE_CUDA)
+// CUDA: Kokkos::Cuda(stream) on a stream made here (Kokkos 3.4 and 4.x alike; the stream is not
+// Kokkos-managed, so `release` destroys it, after the instance's last copy is gone).
+template <>
+struct instance_support<Kokkos::Cuda> {
+  static constexpr bool independent = true;
+  static std::string why_not() { return {}; }
+  static Kokkos::Cuda make(int /*count*/, std::function<void()>& release) {
+    cudaStream_t stream = nullptr;
+    const cudaError_t e = cudaStreamCreate(&stream);
+    if (e != cudaSuccess) {
+      cudaGetLastError();
+      throw std::runtime_error(std::string("kmask: cudaStreamCreate failed: ") + cudaGetErrorString(e));
+    }
+    release = [stream] { cudaStreamDestroy(stream); };
+    return Kokkos::Cuda(stream);
+  }
+};
+#endif
+
+#if defined(KOKKOS_ENABLE_SERIAL)
+// Serial: Serial(NewInstance) exists from Kokkos 4.2, its TeamPolicy runs on the given instance from
+// 4.3.01 (kokkos#6951) and submission is thread-safe from 4.4.00 (kokkos#7080). Before that one
+// global team/reduction scratch (3.4: g_serial_thread_team_data) serves every call.
+template <>
+struct instance_support<Kokkos::Serial> {
+#if KOKKOS_VERSION >= 40400
+  static constexpr bool independent = true;
+  static std::string why_not() { return {}; }
+  static Kokkos::Serial make(int /*count*/, std::function<void()>& /*release*/) {
+    return Kokkos::Serial(Kokkos::NewInstance{});
+  }
+#else
+  static constexpr bool independent = false;
+  static std::string why_not() {
+    return "Kokkos " + kokkos_version_string() +
+           " Serial has one global team/reduction scratch (g_serial_thread_team_data), so it cannot run calls from "
+           "two threads at once; independent Serial instances (Serial(NewInstance)) are safe from Kokkos 4.4.00";
+  }
+  static Kokkos::Serial make(int /*count*/, std::function<void()>& /*release*/) { return Kokkos::Serial(); }
+#endif
+};
+#endif
+
+#if defined(KOKKOS_ENABLE_OPENMP)
+// OpenMP: from Kokkos 4.4.00 (kokkos#6151) an instance of its own pool (OpenMP(pool_size), a share
+// of the threads) may be called from any host thread; 3.x enters OpenMP only from the thread that
+// initialised Kokkos (any other thread aborts: "in parallel or not initialized").
+template <>
+struct instance_support<Kokkos::OpenMP> {
+#if KOKKOS_VERSION >= 40400
+  static constexpr bool independent = true;
+  static std::string why_not() { return {}; }
+  static Kokkos::OpenMP make(int count, std::function<void()>& /*release*/) {
+    const int threads = Kokkos::OpenMP().concurrency();
+    return Kokkos::OpenMP(count > 0 && threads / count > 1 ? threads / count : 1);
+  }
+#else
+  static constexpr bool independent = false;
+  static std::string why_not() {
+    return "Kokkos " + kokkos_version_string() +
+           " OpenMP can only be entered from the thread that initialised Kokkos; OpenMP instances callable from "
+           "other host threads need Kokkos 4.4.00";
+  }
+  static Kokkos::OpenMP make(int /*count*/, std::function<void()>& /*release*/) { return Kokkos::OpenMP(); }
+#endif
+};
+#endif
+
+// Whether ExecSpace has independent instances in this Kokkos, and if not, why not.
+template <class ExecSpace>
+constexpr bool independent_instances_supported() {
+  return instance_support<ExecSpace>::independent;
+}
+template <class ExecSpace>
+std::string independent_instances_unsupported_reason() {
+  return instance_support<ExecSpace>::why_not();
+}
+
+// `count` instances of ExecSpace, one per host thread: independent ones where supported, otherwise
+// `count` copies of the default instance (independent() says which). release() and the destructor
+// fence them, drop every copy held here, then free their backing (CUDA streams), in that order.
+template <class ExecSpace>
+class execution_space_instances {
+ public:
+  explicit execution_space_instances(int count) {
+    try {
+      for (int i = 0; i < count; ++i) {
+        std::function<void()> release;
+        ExecSpace made = instance_support<ExecSpace>::make(count, release);
+        if (release) releases_.push_back(std::move(release));
+        spaces_.push_back(std::move(made));
+      }
+    } catch (...) {
+      release();
+      throw;
+    }
+  }
+  ~execution_space_instances() { release(); }
+  execution_space_instances(const execution_space_instances&)            = delete;
+  execution_space_instances& operator=(const execution_space_instances&) = delete;
+
+  static constexpr bool independent() { return independent_instances_supported<ExecSpace>(); }
+  int size() const { return static_cast<int>(spaces_.size()); }
+  const ExecSpace& operator[](int i) const { return spaces_[static_cast<std::size_t>(i)]; }
+  void fence() const {
+    for (const auto& s : spaces_) s.fence();
+  }
+  // The instances end here; copies kept elsewhere (a plan, a caller) then point at freed streams.
+  void release() {
+    fence();
+    spaces_.clear();
+    for (auto& r : releases_) r();
+    releases_.clear();
+  }
+
+ private:
+  std::vector<ExecSpace> spaces_;
+  std::vector<std::function<void()>> releases_;
+};
+
+}  // namespace detail
+}  // namespace kmask
+
 #endif

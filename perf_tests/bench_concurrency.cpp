@@ -1,0 +1,303 @@
+// Concurrency benchmarks (issue 14): T host threads (1, 2, 4, 8), each with an execution space
+// instance of its own (CUDA: Kokkos::Cuda on a stream of its own), each making the same number of
+// calls of one form: the allocating segmented_binop, inplace_segmented_binop, or a plan's execute.
+// Each thread owns its masks, destinations, counts and plan. The reported time is per call: the
+// wall time of the region (every instance fenced before and after it) / the calls made in it.
+// speedup_vs_serial = the time of the same calls made one after another from one thread
+// (round-robin over the same T instances) / the time with T threads, both measured in each
+// iteration (in alternating order). Counters: T, calls (per region), bytes (per call: each
+// source word read once + each destination word written once), GB/s (all threads together),
+// serial_us (per call, one thread), speedup_vs_serial.
+//
+// Names: concurrency/<alloc|inplace|plan>/segments:S/masks:M/bits:B/host_threads:T, on 100 x 4 x
+// 2^20 bits and 2000 x 8 x 128 bits, AND, sources at shifted bit offsets.
+//
+// Where this Kokkos has no independent instances of the space (Kokkos 3.4's Serial and OpenMP),
+// every case is skipped with the reason.
+
+#include "bench_support.hpp"
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <sstream>
+#include <thread>
+#include <utility>
+
+namespace kmask_bench {
+namespace {
+
+struct concurrency_shape {
+  size_type segments;
+  size_type masks_per_segment;
+  size_type size_bits;
+};
+
+enum class call_form { allocating, in_place, plan };
+
+const char* form_name(call_form f) {
+  switch (f) {
+    case call_form::allocating: return "alloc";
+    case call_form::in_place: return "inplace";
+    default: return "plan";
+  }
+}
+
+// Calls each thread makes per timed region (and the one thread, per instance, in the serial region).
+constexpr int calls_per_thread = 8;
+
+// Sources at shifted bit offsets, as bench_segmented_binop's unaligned cases.
+size_type begin_bit_of(size_type j) { return 1 + (j * 7) % 31; }
+
+// Per thread: the sources, a destination per segment and the allocating form's result.
+size_type working_set_bytes(const concurrency_shape& c) {
+  return c.segments * (c.masks_per_segment + 2) * kmask::allocation_size_bytes(c.size_bits + 32);
+}
+
+double bytes_per_call(const concurrency_shape& c) {
+  return static_cast<double>(c.segments) * static_cast<double>(c.masks_per_segment + 1) *
+         static_cast<double>(kmask::num_words(c.size_bits)) * sizeof(word_type);
+}
+
+// SkipWithMessage where the installed Google Benchmark has it (1.8 on), SkipWithError before.
+template <class State>
+auto skip_with(State& state, const std::string& why, int) -> decltype(state.SkipWithMessage(why), void()) {
+  state.SkipWithMessage(why);
+}
+template <class State>
+void skip_with(State& state, const std::string& why, long) {
+  state.SkipWithError(why.c_str());
+}
+
+// One thread's problem, made on its instance outside every timed region.
+struct thread_case {
+  exec_space exec;
+  std::vector<Kokkos::View<word_type*, memory_space>> sources, destinations;
+  std::vector<size_type> begin_bits, offsets;
+  Kokkos::View<size_type*, memory_space> null_counts;
+  std::unique_ptr<kmask::segmented_binop_plan<exec_space>> plan;
+};
+
+std::unique_ptr<thread_case> prepare(const exec_space& exec, const concurrency_shape& c, call_form form, int thread) {
+  auto p  = std::make_unique<thread_case>();
+  p->exec = exec;
+  for (size_type s = 0; s < c.segments; ++s) {
+    p->offsets.push_back(static_cast<size_type>(p->sources.size()));
+    for (size_type k = 0; k < c.masks_per_segment; ++k) {
+      const size_type j = static_cast<size_type>(p->sources.size());
+      const size_type b = begin_bit_of(j + thread);
+      Kokkos::View<word_type*, memory_space> m(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "bench::source"),
+                                               kmask::num_words(b + c.size_bits));
+      fill_random(exec, m, static_cast<std::uint64_t>(thread) * 1000003u + static_cast<std::uint64_t>(j));
+      p->sources.push_back(m);
+      p->begin_bits.push_back(b);
+    }
+    if (form != call_form::allocating)
+      p->destinations.push_back(Kokkos::View<word_type*, memory_space>(
+          Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "bench::destination"), kmask::num_words(c.size_bits)));
+  }
+  p->offsets.push_back(static_cast<size_type>(p->sources.size()));
+  p->null_counts = Kokkos::View<size_type*, memory_space>(Kokkos::view_alloc(exec, "bench::null_counts"), c.segments);
+  if (form == call_form::plan)
+    p->plan = std::make_unique<kmask::segmented_binop_plan<exec_space>>(exec, p->destinations, p->sources,
+                                                                        p->begin_bits, c.size_bits, p->offsets);
+  exec.fence();
+  return p;
+}
+
+// One call of `form` on the thread's instance. The allocating form waits for its result before
+// releasing it (as an engine reading it would, and as bench_segmented_binop's allocating case does).
+void call_once(const thread_case& p, const concurrency_shape& c, call_form form) {
+  switch (form) {
+    case call_form::allocating: {
+      const auto r = kmask::segmented_binop(p.exec, kmask::bit_and{}, p.sources, p.begin_bits, c.size_bits, p.offsets);
+      p.exec.fence();
+      break;
+    }
+    case call_form::in_place:
+      kmask::inplace_segmented_binop(p.exec, kmask::bit_and{}, p.destinations, p.sources, p.begin_bits, c.size_bits,
+                                     p.offsets, p.null_counts);
+      break;
+    case call_form::plan: p.plan->execute(p.exec, kmask::bit_and{}, p.null_counts); break;
+  }
+}
+
+// T host threads that each run job(t) once per round. Between rounds they sleep on a condition
+// variable; a round first wakes them and waits until all are spinning at the start line, then
+// starts the clock and lets them go, so waking them is not timed; the clock stops when the last
+// one has finished (its job ends with a fence of its instance).
+class thread_team {
+ public:
+  thread_team(int n, std::function<void(int)> job) : n_(n), job_(std::move(job)) {
+    for (int t = 0; t < n_; ++t) threads_.emplace_back([this, t] { work(t); });
+  }
+  ~thread_team() {
+    {
+      const std::lock_guard<std::mutex> lock(m_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    for (auto& th : threads_) th.join();
+  }
+  thread_team(const thread_team&)            = delete;
+  thread_team& operator=(const thread_team&) = delete;
+
+  // Seconds from the start signal to the last thread's end (after `before`, untimed, once all wait).
+  template <class Before>
+  double run_round(Before&& before) {
+    armed_.store(0);
+    done_.store(0);
+    go_.store(false);
+    {
+      const std::lock_guard<std::mutex> lock(m_);
+      ++round_;
+    }
+    cv_.notify_all();
+    while (armed_.load(std::memory_order_acquire) < n_) std::this_thread::yield();
+    before();
+    const auto start = std::chrono::steady_clock::now();
+    go_.store(true, std::memory_order_release);
+    while (done_.load(std::memory_order_acquire) < n_) std::this_thread::yield();
+    const auto stop = std::chrono::steady_clock::now();
+    if (error_) {
+      const auto e = error_;
+      error_       = nullptr;
+      std::rethrow_exception(e);
+    }
+    return std::chrono::duration<double>(stop - start).count();
+  }
+
+ private:
+  void work(int t) {
+    long seen = 0;
+    for (;;) {
+      {
+        std::unique_lock<std::mutex> lock(m_);
+        cv_.wait(lock, [&] { return stop_ || round_ != seen; });
+        if (stop_) return;
+        seen = round_;
+      }
+      armed_.fetch_add(1, std::memory_order_acq_rel);
+      while (!go_.load(std::memory_order_acquire)) std::this_thread::yield();
+      try {
+        job_(t);
+      } catch (...) {
+        const std::lock_guard<std::mutex> lock(m_);
+        if (!error_) error_ = std::current_exception();
+      }
+      done_.fetch_add(1, std::memory_order_acq_rel);
+    }
+  }
+
+  int n_;
+  std::function<void(int)> job_;
+  std::vector<std::thread> threads_;
+  std::mutex m_;
+  std::condition_variable cv_;
+  long round_ = 0;
+  bool stop_  = false;
+  std::atomic<int> armed_{0}, done_{0};
+  std::atomic<bool> go_{false};
+  std::exception_ptr error_;
+};
+
+void run_concurrency(benchmark::State& state, concurrency_shape c, call_form form, int threads) {
+  if (!kmask::detail::independent_instances_supported<exec_space>()) {
+    skip_with(state, "independent instances unsupported: " +
+                         kmask::detail::independent_instances_unsupported_reason<exec_space>(), 0);
+    return;
+  }
+  if (threads * working_set_bytes(c) > max_bytes()) {
+    skip_with(state, "working set exceeds KMASK_BENCH_MAX_BYTES", 0);
+    return;
+  }
+  kmask::detail::execution_space_instances<exec_space> instances(threads);
+  std::vector<std::unique_ptr<thread_case>> cases;
+  try {
+    for (int t = 0; t < threads; ++t) cases.push_back(prepare(instances[t], c, form, t));
+  } catch (const std::exception& e) {
+    state.SkipWithError((std::string("preparing the case failed: ") + e.what()).c_str());
+    return;
+  }
+  const int calls = threads * calls_per_thread;
+
+  // The same calls from one thread (this one), round-robin over the instances.
+  const auto serial_round = [&] {
+    instances.fence();
+    const auto start = std::chrono::steady_clock::now();
+    for (int k = 0; k < calls_per_thread; ++k)
+      for (int t = 0; t < threads; ++t) call_once(*cases[static_cast<std::size_t>(t)], c, form);
+    instances.fence();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+  double threaded_total = 0, serial_total = 0;
+  {
+    thread_team team(threads, [&](int t) {
+      const thread_case& p = *cases[static_cast<std::size_t>(t)];
+      for (int k = 0; k < calls_per_thread; ++k) call_once(p, c, form);
+      p.exec.fence();
+    });
+    // Every instance fenced before the clock starts; each thread fences its own before it is done,
+    // and all are fenced again inside the region (a no-op by then, timed all the same).
+    const auto threaded_round = [&] {
+      const double seconds = team.run_round([&] { instances.fence(); });
+      const auto start = std::chrono::steady_clock::now();
+      instances.fence();
+      return seconds + std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    };
+    try {
+      serial_round();  // warm-up: first calls on each instance, first wake-up of the threads
+      threaded_round();
+      bool serial_first = true;
+      for (auto _ : state) {
+        if (serial_first) serial_total += serial_round();
+        const double threaded = threaded_round();
+        if (!serial_first) serial_total += serial_round();
+        serial_first = !serial_first;
+        threaded_total += threaded;
+        state.SetIterationTime(threaded / calls);
+      }
+    } catch (const std::exception& e) {
+      state.SkipWithError((std::string("kmask call failed: ") + e.what()).c_str());
+    }
+  }
+  set_rates(state, bytes_per_call(c));
+  state.counters["T"]     = threads;
+  state.counters["calls"] = calls;
+  if (state.iterations() > 0 && threaded_total > 0) {
+    const double iterations            = static_cast<double>(state.iterations());
+    state.counters["serial_us"]         = 1e6 * serial_total / (iterations * calls);
+    state.counters["speedup_vs_serial"] = serial_total / threaded_total;
+  }
+  cases.clear();
+  instances.release();
+}
+
+std::string case_name(call_form form, const concurrency_shape& c, int threads) {
+  std::ostringstream os;
+  os << "concurrency/" << form_name(form) << "/segments:" << c.segments << "/masks:" << c.masks_per_segment
+     << "/bits:" << c.size_bits << "/host_threads:" << threads;
+  return os.str();
+}
+
+// Registered before main() (benchmark_main.cpp calls the other files' registrations), so these run
+// first in an unfiltered run.
+bool register_concurrency_benchmarks() {
+  for (const concurrency_shape& c : {concurrency_shape{100, 4, size_type{1} << 20}, concurrency_shape{2000, 8, 128}})
+    for (int threads : {1, 2, 4, 8})
+      for (call_form form : {call_form::allocating, call_form::in_place, call_form::plan})
+        benchmark::RegisterBenchmark(case_name(form, c, threads).c_str(),
+                                     [c, form, threads](benchmark::State& s) { run_concurrency(s, c, form, threads); })
+            ->UseManualTime()
+            ->Unit(benchmark::kMicrosecond);
+  return true;
+}
+
+[[maybe_unused]] const bool registered = register_concurrency_benchmarks();
+
+}  // namespace
+}  // namespace kmask_bench
