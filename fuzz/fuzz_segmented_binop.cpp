@@ -586,16 +586,6 @@ void run_segmented(World& w, const Call& c, const Op& op) {
   if (allocates_huge && (c.api == api_segmented || c.api == api_binop) && sources_ok(c, c.size) &&
       (c.api == api_binop || offs_ok))
     return;
-  // KNOWN LIBRARY BUG (README "Bugs it found", 2; open): a valid in-place call or plan with zero
-  // segments and an absent (unused) source allocates num_words(size_bits) words of ones that nothing
-  // reads, so at a huge size_bits it fails to allocate instead of succeeding. Those calls are not
-  // made until it is fixed (then delete this; corpus/regression-absent-ones-zero-segments replays it).
-  bool any_absent = false;
-  for (const auto& r : c.srcs) any_absent = any_absent || absent(r);
-  if (allocates_huge && any_absent && ns == 0 && args_ok &&
-      (c.api == api_plan || (c.api == api_inplace_segmented && counts_ok(w, ns))))
-    return;
-
   switch (c.api) {
     case api_inplace_segmented: {
       w.snapshot();

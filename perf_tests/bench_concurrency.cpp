@@ -28,6 +28,12 @@
 #include <thread>
 #include <utility>
 
+#if defined(__linux__)
+#include <pthread.h>
+#include <sched.h>
+#include <unistd.h>
+#endif
+
 namespace kmask_bench {
 namespace {
 
@@ -172,7 +178,22 @@ class thread_team {
   }
 
  private:
+  // With OMP_PROC_BIND set, the OpenMP runtime binds the thread that initialised Kokkos to one core
+  // and every std::thread it starts inherits that one-core mask: the T "parallel" callers would
+  // share a core (measured on the H200 host: host-bound calls were T times slower per call). A
+  // caller thread of an application is not bound so; neither are these.
+  static void use_every_core() {
+#if defined(__linux__)
+    cpu_set_t all;
+    CPU_ZERO(&all);
+    const long n = sysconf(_SC_NPROCESSORS_ONLN);
+    for (long c = 0; c < n && c < CPU_SETSIZE; ++c) CPU_SET(static_cast<int>(c), &all);
+    pthread_setaffinity_np(pthread_self(), sizeof(all), &all);
+#endif
+  }
+
   void work(int t) {
+    use_every_core();
     long seen = 0;
     for (;;) {
       {

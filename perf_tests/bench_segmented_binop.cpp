@@ -118,13 +118,19 @@ void run_allocating(benchmark::State& state, segmented_case c) {
   state.counters["vs_copy"]   = same_bytes_copy_time(exec, static_cast<size_type>(p->bytes)) / ours;
   // Where the end-to-end time goes: validating and staging the descriptors (host pass + upload),
   // and the kernel alone (the in-place plan over the same sources).
-  // The words staged, read off the staged views so the count follows stage_descriptors' layout.
+  // The words described, read off the encoded views so the count follows the encoder's layout.
   std::size_t descriptor_words = 0;
   state.counters["stage_us"] = 1e6 * time_median(exec, [&] {
-    const auto d = kmask::detail::stage_descriptors("bench", exec, p->sources, p->begin_bits, c.size_bits, p->offsets);
+    const auto e = kmask::detail::encode(
+        exec,
+        kmask::detail::describe(kmask::detail::arg_names{"bench"},
+                                kmask::detail::view_sources<Kokkos::View<word_type*, memory_space>>{
+                                    p->sources.data(), p->begin_bits.data(), p->sources.size()},
+                                kmask::detail::no_dests{}, c.size_bits, p->offsets),
+        kmask::detail::pool_stores<exec_space>{"bench"});
     exec.fence();
-    descriptor_words = d.offsets.extent(0) + d.count_scratch.extent(0) +
-                       d.sources.extent(0) * sizeof(typename decltype(d.sources)::value_type) / sizeof(std::uint64_t);
+    descriptor_words = e.offsets.extent(0) + e.count_scratch.extent(0) + 1 +
+                       e.sources.extent(0) * sizeof(typename decltype(e.sources)::value_type) / sizeof(std::uint64_t);
   });
   // The upload inside stage_us alone (offsets, count scratch and source references).
   state.counters["upload_us"]        = 1e6 * descriptor_upload_time(exec, descriptor_words);

@@ -16,7 +16,7 @@ void warp_per_segment_binop(const ExecSpace& exec, const Op& op, const kmask::se
   using kmask::size_type;
   using kmask::word_type;
   using member_type     = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
-  const auto& d         = plan.descriptors();
+  const auto& d         = kmask::detail::plan_access::descriptors(plan);
   const auto offsets    = d.offsets;
   const auto sources    = d.sources;
   const auto dests      = d.destinations;

@@ -234,6 +234,8 @@ inline ref::op ref_op(bit_xnor) { return ref::op::xnor_; }
 // segments need a few dozen device views rather than millions: source j is pool[pick[j]] read
 // from begin_bits[j]. Sources before offsets[0] are validated but never read.
 struct pooled_case {
+  // pick[j] == absent: source j is an absent mask (a null view), which reads as all valid.
+  static constexpr std::size_t absent = ~std::size_t{0};
   std::vector<ref::words> pool;
   std::vector<std::size_t> pick;
   std::vector<size_type> begin_bits;
@@ -245,8 +247,13 @@ struct pooled_case {
   ref::result expected(ref::op o, size_type s) const {
     std::vector<const ref::words*> srcs;
     std::vector<std::int64_t> begins;
+    ref::words ones;
+    for (size_type j = offsets[s]; j < offsets[s + 1]; ++j)
+      if (pick[j] == absent)
+        ones.resize(std::max(ones.size(), static_cast<std::size_t>(kmask::num_words(begin_bits[j] + size_bits))),
+                    ~word_type{0});
     for (size_type j = offsets[s]; j < offsets[s + 1]; ++j) {
-      srcs.push_back(&pool[pick[j]]);
+      srcs.push_back(pick[j] == absent ? &ones : &pool[pick[j]]);
       begins.push_back(begin_bits[j]);
     }
     return ref::combine(o, srcs, begins, size_bits);
@@ -295,7 +302,9 @@ std::vector<Kokkos::View<const word_type*, typename ExecSpace::memory_space>> po
   for (const auto& p : c.pool) pool.push_back(to_device<ExecSpace>(p));
   std::vector<Kokkos::View<const word_type*, typename ExecSpace::memory_space>> masks;
   masks.reserve(c.pick.size());
-  for (std::size_t p : c.pick) masks.push_back(pool[p]);
+  for (std::size_t p : c.pick)
+    masks.push_back(p == pooled_case::absent ? Kokkos::View<const word_type*, typename ExecSpace::memory_space>()
+                                             : pool[p]);
   return masks;
 }
 

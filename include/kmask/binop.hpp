@@ -5,55 +5,21 @@
 /// \brief One combination of several masks (binop, inplace_binop) and superimposing a parent's
 /// nulls onto its children (superimpose_nulls): thin forms of the segmented binop.
 
-#include <kmask/create_mask.hpp>
-#include <kmask/segmented_binop.hpp>
+#include <kmask/detail/segmented_calls.hpp>
+#include <kmask/operators.hpp>
+#include <kmask/types.hpp>
 
-#include <string>
+#include <cstdint>
 #include <utility>
 #include <vector>
 
 namespace kmask {
 
-namespace detail {
-template <class ExecSpace>
-size_type read_count(const ExecSpace& exec, const Kokkos::View<size_type*, typename ExecSpace::memory_space>& c) {
-  size_type host = 0;
-  Kokkos::View<size_type, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> out(&host);
-  Kokkos::deep_copy(exec, out, Kokkos::subview(c, 0));
-  exec.fence();
-  return host;
-}
-
-// Sources `masks` (one segment) combined with `op` into a new mask of `size_bits` bits, labelled
-// "<fn>::mask", and its null count on the device ("<fn>::null_count"). The sources are described
-// into the reusable staging buffers, as segmented_binop() does (no descriptor allocation, one
-// asynchronous upload), which are released once the kernel that reads them is enqueued.
-template <class ExecSpace, class Op, class SourceView>
-std::pair<Kokkos::View<word_type*, typename ExecSpace::memory_space>,
-          Kokkos::View<size_type*, typename ExecSpace::memory_space>>
-combine_into_new_mask(const char* fn, const ExecSpace& exec, const Op& op, const std::vector<SourceView>& masks,
-                      const std::vector<size_type>& begin_bits, size_type size_bits) {
-  using memory_space = typename ExecSpace::memory_space;
-  const std::string prefix(fn);
-  const auto d    = stage_descriptors(fn, exec, masks, begin_bits, size_bits, {0, static_cast<size_type>(masks.size())});
-  const auto mask = allocate_mask(exec, size_bits, mask_state::uninitialized, prefix + "::mask");
-  const Kokkos::View<size_type*, memory_space> count(
-      Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, prefix + "::null_count"), 1);
-  segmented_args_for<ExecSpace, Op, strided_destinations> a{
-      op,    d.offsets, d.sources, strided_destinations{mask.data(), 0}, count, 1, size_bits,
-      num_words(size_bits), static_cast<size_type>(mask.extent(0)), d.count_scratch};
-  launch_segmented_binop(fn, exec, a);
-  return {mask, count};
-}
-
-}  // namespace detail
-
 /// \brief Combines `masks` (each from its `begin_bits`) with `op` into a new mask of `size_bits` bits.
 ///
 /// Returns the new mask (a padded allocation, as create_mask() makes; padding words zero) and its
-/// null count. Synchronous: the count is copied to the host. No source can alias the new mask.
-/// Like segmented_binop(), it describes the sources into shared staging buffers: calls from several
-/// host threads queue on them.
+/// null count. Synchronous: waits for `exec` to bring the count back. No source can alias the new
+/// mask; an absent source (null view) reads as all valid.
 /// \throws std::invalid_argument / std::out_of_range as segmented_binop() for the sources.
 template <class ExecSpace, class Op, class SourceView>
 std::pair<Kokkos::View<word_type*, typename ExecSpace::memory_space>, size_type> binop(
@@ -66,50 +32,110 @@ std::pair<Kokkos::View<word_type*, typename ExecSpace::memory_space>, size_type>
                 "kmask::binop: op needs word_type operator()(word_type, word_type) and identity()");
   KMASK_CHECK_MASK_VIEW("kmask::binop", SourceView, ExecSpace, "masks");
   detail::scoped_region region(fn);
-  const auto made = detail::combine_into_new_mask(fn, exec, op, masks, begin_bits, size_bits);
-  return {made.first, detail::read_count(exec, made.second)};
+  detail::check_same_size(fn, masks.size(), begin_bits.size());
+  const std::vector<size_type> one_segment{0, static_cast<size_type>(masks.size())};
+  return detail::new_mask_call(
+      exec, op,
+      detail::describe(detail::arg_names{fn},
+                       detail::view_sources<SourceView>{masks.data(), begin_bits.data(), masks.size()},
+                       detail::no_dests{}, size_bits, one_segment),
+      true);
 }
 
-/// binop() on the default execution space.
-template <class Op, class SourceView>
-std::pair<Kokkos::View<word_type*, Kokkos::DefaultExecutionSpace::memory_space>, size_type> binop(
+/// binop() over raw sources (source `j` read from `masks[j].begin_bit`).
+template <class ExecSpace, class Op, class = std::enable_if_t<Kokkos::is_execution_space<ExecSpace>::value>>
+std::pair<Kokkos::View<word_type*, typename ExecSpace::memory_space>, size_type> binop(
+    const ExecSpace& exec, const Op& op, const std::vector<source_mask>& masks, size_type size_bits) {
+  constexpr const char* fn = "kmask::binop";
+  static_assert(is_word_operator_v<Op>,
+                "kmask::binop: op needs word_type operator()(word_type, word_type) and identity()");
+  detail::scoped_region region(fn);
+  detail::arg_names names{fn};
+  names.pointers = true;
+  const std::vector<size_type> one_segment{0, static_cast<size_type>(masks.size())};
+  return detail::new_mask_call(exec, op,
+                               detail::describe(names, detail::pointer_sources{masks.data(), masks.size()},
+                                                detail::no_dests{}, size_bits, one_segment),
+                               true);
+}
+
+/// binop() on the execution space of the views' memory space.
+template <class Op, class SourceView, class = std::enable_if_t<Kokkos::is_view<SourceView>::value>>
+std::pair<Kokkos::View<word_type*, typename detail::space_of<SourceView>::memory_space>, size_type> binop(
     const Op& op, const std::vector<SourceView>& masks, const std::vector<size_type>& begin_bits, size_type size_bits) {
-  return binop(Kokkos::DefaultExecutionSpace{}, op, masks, begin_bits, size_bits);
+  return binop(detail::space_of<SourceView>{}, op, masks, begin_bits, size_bits);
 }
 
 /// \brief Combines `masks` with `op` into `destination` (num_words(size_bits) words written) and
 /// returns its null count.
 ///
 /// `destination` may be one of the sources read from bit 0 without a copy; any other overlap is
-/// staged. Synchronous (the count comes back to the host).
-/// \throws as inplace_segmented_binop().
+/// staged. Synchronous: waits for `exec` to bring the count back.
+/// \throws as inplace_segmented_binop() (the destination is named `destinations[0]`).
 template <class ExecSpace, class Op, class DestView, class SourceView>
 size_type inplace_binop(const ExecSpace& exec, const Op& op, const DestView& destination,
                         const std::vector<SourceView>& masks, const std::vector<size_type>& begin_bits,
                         size_type size_bits) {
   constexpr const char* fn = "kmask::inplace_binop";
-  using memory_space       = typename ExecSpace::memory_space;
   static_assert(Kokkos::is_execution_space<ExecSpace>::value,
                 "kmask::inplace_binop: the first argument must be a Kokkos execution space");
   static_assert(is_word_operator_v<Op>,
                 "kmask::inplace_binop: op needs word_type operator()(word_type, word_type) and identity()");
+  KMASK_CHECK_MASK_VIEW("kmask::inplace_binop", DestView, ExecSpace, "destination");
+  KMASK_CHECK_MASK_VIEW("kmask::inplace_binop", SourceView, ExecSpace, "masks");
   detail::scoped_region region(fn);
-  const std::vector<DestView> destinations{destination};
+  detail::check_same_size(fn, masks.size(), begin_bits.size());
   const std::vector<size_type> one_segment{0, static_cast<size_type>(masks.size())};
-  const segmented_binop_plan<ExecSpace> plan(fn, exec, destinations, masks, begin_bits, size_bits, one_segment);
-  Kokkos::View<size_type*, memory_space> count(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing,
-                                                                  "kmask::inplace_binop::null_count"),
-                                               1);
-  plan.run(fn, exec, op, count);
-  return detail::read_count(exec, count);
+  return detail::inplace_call_counted(
+      exec, op,
+      detail::describe(detail::arg_names{fn},
+                       detail::view_sources<SourceView>{masks.data(), begin_bits.data(), masks.size()},
+                       detail::view_dests<DestView>{&destination, 1}, size_bits, one_segment));
 }
 
-/// inplace_binop() on the default execution space.
-template <class Op, class DestView, class SourceView>
+/// inplace_binop() over a raw destination and raw sources.
+template <class ExecSpace, class Op, class = std::enable_if_t<Kokkos::is_execution_space<ExecSpace>::value>>
+size_type inplace_binop(const ExecSpace& exec, const Op& op, const dest_mask& destination,
+                        const std::vector<source_mask>& masks, size_type size_bits) {
+  constexpr const char* fn = "kmask::inplace_binop";
+  static_assert(is_word_operator_v<Op>,
+                "kmask::inplace_binop: op needs word_type operator()(word_type, word_type) and identity()");
+  detail::scoped_region region(fn);
+  detail::arg_names names{fn};
+  names.pointers = true;
+  const std::vector<size_type> one_segment{0, static_cast<size_type>(masks.size())};
+  return detail::inplace_call_counted(exec, op,
+                                      detail::describe(names, detail::pointer_sources{masks.data(), masks.size()},
+                                                       detail::pointer_dests{&destination, 1}, size_bits,
+                                                       one_segment));
+}
+
+/// inplace_binop() on the execution space of the destination's memory space.
+template <class Op, class DestView, class SourceView, class = std::enable_if_t<Kokkos::is_view<DestView>::value>>
 size_type inplace_binop(const Op& op, const DestView& destination, const std::vector<SourceView>& masks,
                         const std::vector<size_type>& begin_bits, size_type size_bits) {
-  return inplace_binop(Kokkos::DefaultExecutionSpace{}, op, destination, masks, begin_bits, size_bits);
+  return inplace_binop(detail::space_of<DestView>{}, op, destination, masks, begin_bits, size_bits);
 }
+
+namespace detail {
+// The parent is `base` read from its bit `begin_bit` on.
+template <class ExecSpace, class Children>
+void superimpose_call(const ExecSpace& exec, const arg_names& names, const source_mask& base, size_type begin_bit,
+                      const Children& children, size_type size_bits,
+                      const Kokkos::View<size_type*, typename ExecSpace::memory_space>& child_null_counts) {
+  std::vector<size_type> offsets(children.size() + 1);
+  for (std::size_t c = 0; c < offsets.size(); ++c) offsets[c] = static_cast<size_type>(2 * c);
+  // Summed without overflow; used only once check_bit_span() below has accepted both.
+  const source_mask parent{base.words, base.extent_words,
+                           static_cast<size_type>(static_cast<std::uint64_t>(base.begin_bit) +
+                                                  static_cast<std::uint64_t>(begin_bit))};
+  const auto p = describe(names, superimpose_sources<Children>{parent, children}, children, size_bits, offsets);
+  check_bit_span(names.fn, "parent", base, begin_bit, size_bits);
+  const counter_arg counts = counter_of("child_null_counts", child_null_counts);
+  check_counter_extent(names.fn, counts.name, counts.extent, p.num_segments, counts.is_null);
+  inplace_call(exec, bit_and{}, p, child_null_counts);
+}
+}  // namespace detail
 
 /// \brief ANDs a parent's validity into each child in place: child bit `i` &= parent bit
 /// `parent_begin_bit + i`, for `i` in [0, size_bits); `child_null_counts(c)` gets child `c`'s new
@@ -117,7 +143,8 @@ size_type inplace_binop(const Op& op, const DestView& destination, const std::ve
 ///
 /// The nested-column operation (a struct child is null wherever its parent is): one segmented
 /// launch with segment `c` = {parent, children[c]} written into children[c]. Children are read and
-/// written in place (no copy); a parent that overlaps a child is staged first. Asynchronous.
+/// written in place (no copy); a parent that overlaps a child is staged first; an absent parent
+/// (null view) leaves the children as they are and counts their nulls. Asynchronous.
 /// \throws std::invalid_argument / std::out_of_range naming `parent`, `children[c]` or
 ///         `child_null_counts`, as inplace_segmented_binop() does for its arguments.
 template <class ExecSpace, class ParentView, class ChildView>
@@ -125,38 +152,36 @@ void superimpose_nulls(const ExecSpace& exec, const ParentView& parent, size_typ
                        const std::vector<ChildView>& children, size_type size_bits,
                        const Kokkos::View<size_type*, typename ExecSpace::memory_space>& child_null_counts) {
   constexpr const char* fn = "kmask::superimpose_nulls";
-  using memory_space       = typename ExecSpace::memory_space;
   static_assert(Kokkos::is_execution_space<ExecSpace>::value,
                 "kmask::superimpose_nulls: the first argument must be a Kokkos execution space");
   KMASK_CHECK_MASK_VIEW("kmask::superimpose_nulls", ParentView, ExecSpace, "parent");
+  KMASK_CHECK_MASK_VIEW("kmask::superimpose_nulls", ChildView, ExecSpace, "children");
   detail::scoped_region region(fn);
-  detail::check_size_bits(fn, size_bits);
-  detail::check_begin_bit(fn, "parent", parent_begin_bit);  // before the sum below can overflow
-  detail::check_bit_range(fn, "parent", detail::extent_of(parent), parent_begin_bit, parent_begin_bit + size_bits);
-  const size_type n = static_cast<size_type>(children.size());
-  detail::check_destinations(fn, detail::extents_of(children), n, size_bits, "children");
-  detail::check_counter_extent(fn, "child_null_counts", static_cast<size_type>(child_null_counts.extent(0)), n,
-                               child_null_counts.data() == nullptr);
-  std::vector<Kokkos::View<const word_type*, memory_space>> masks;
-  std::vector<size_type> begin_bits, offsets{0};
-  masks.reserve(2 * children.size());
-  for (const auto& child : children) {
-    masks.push_back(parent);
-    begin_bits.push_back(parent_begin_bit);
-    masks.push_back(child);
-    begin_bits.push_back(0);
-    offsets.push_back(static_cast<size_type>(masks.size()));
-  }
-  const segmented_binop_plan<ExecSpace> plan(fn, exec, children, masks, begin_bits, size_bits, offsets);
-  plan.run(fn, exec, bit_and{}, child_null_counts);
+  const detail::arg_names names{fn, "masks", "children"};
+  detail::superimpose_call(exec, names, detail::as_source(parent), parent_begin_bit,
+                           detail::view_dests<ChildView>{children.data(), children.size()}, size_bits,
+                           child_null_counts);
 }
 
-/// superimpose_nulls() on the default execution space.
-template <class ParentView, class ChildView>
-void superimpose_nulls(const ParentView& parent, size_type parent_begin_bit, const std::vector<ChildView>& children,
+/// superimpose_nulls() over a raw parent (read from its `begin_bit`) and raw children.
+template <class ExecSpace, class = std::enable_if_t<Kokkos::is_execution_space<ExecSpace>::value>>
+void superimpose_nulls(const ExecSpace& exec, const source_mask& parent, const std::vector<dest_mask>& children,
                        size_type size_bits,
-                       const Kokkos::View<size_type*, Kokkos::DefaultExecutionSpace::memory_space>& child_null_counts) {
-  superimpose_nulls(Kokkos::DefaultExecutionSpace{}, parent, parent_begin_bit, children, size_bits, child_null_counts);
+                       const Kokkos::View<size_type*, typename ExecSpace::memory_space>& child_null_counts) {
+  constexpr const char* fn = "kmask::superimpose_nulls";
+  detail::scoped_region region(fn);
+  detail::arg_names names{fn, "masks", "children"};
+  names.pointers = true;
+  detail::superimpose_call(exec, names, parent, 0, detail::pointer_dests{children.data(), children.size()},
+                           size_bits, child_null_counts);
+}
+
+/// superimpose_nulls() on the execution space of the parent's memory space.
+template <class ParentView, class ChildView, class = std::enable_if_t<Kokkos::is_view<ParentView>::value>>
+void superimpose_nulls(
+    const ParentView& parent, size_type parent_begin_bit, const std::vector<ChildView>& children, size_type size_bits,
+    const Kokkos::View<size_type*, typename detail::space_of<ParentView>::memory_space>& child_null_counts) {
+  superimpose_nulls(detail::space_of<ParentView>{}, parent, parent_begin_bit, children, size_bits, child_null_counts);
 }
 
 }  // namespace kmask

@@ -4,19 +4,39 @@
 /// \file copy_bitmask.hpp
 /// \brief Copying a bit range of a mask into a new mask that starts at bit 0.
 
-#include <kmask/binop.hpp>
+#include <kmask/detail/segmented_calls.hpp>
+#include <kmask/operators.hpp>
+#include <kmask/types.hpp>
 
 #include <vector>
 
 namespace kmask {
 
+namespace detail {
+template <class ExecSpace>
+Kokkos::View<word_type*, typename ExecSpace::memory_space> copy_bitmask_call(const ExecSpace& exec,
+                                                                             const arg_names& names,
+                                                                             const source_mask& mask,
+                                                                             size_type begin_bit, size_type end_bit) {
+  check_bit_range(names.fn, "mask", mask, begin_bit, end_bit);
+  const source_mask from{mask.words, mask.extent_words, mask.words == nullptr ? 0 : mask.begin_bit + begin_bit};
+  const std::vector<size_type> one_segment{0, 1};
+  // The null count is a by-product nobody asked for here.
+  return new_mask_call(exec, bit_or{},
+                       describe(names, prechecked<pointer_sources>{pointer_sources{&from, 1}}, no_dests{},
+                                end_bit - begin_bit, one_segment),
+                       false)
+      .first;
+}
+}  // namespace detail
+
 /// \brief A new mask holding bits [begin_bit, end_bit) of `mask`, bit `begin_bit` becoming bit 0.
 ///
 /// A padded allocation as create_mask() makes; bits past end_bit - begin_bit and padding words
-/// are zero. Asynchronous: valid after `exec.fence()`. Describes its source into the staging
-/// buffers segmented_binop() uses (calls from several host threads queue on them).
-/// \throws std::invalid_argument if `begin_bit` < 0, `end_bit` < `begin_bit` or `mask` is a null
-///         view with a non-empty range; std::out_of_range if `end_bit` > 32 * mask.extent(0).
+/// are zero. An absent mask (null view) gives an all-valid mask. Asynchronous: valid after
+/// `exec.fence()`.
+/// \throws std::invalid_argument if `begin_bit` < 0 or `end_bit` < `begin_bit`;
+///         std::out_of_range if `end_bit` > 32 * mask.extent(0).
 template <class ExecSpace>
 Kokkos::View<word_type*, typename ExecSpace::memory_space> copy_bitmask(
     const ExecSpace& exec, const Kokkos::View<const word_type*, typename ExecSpace::memory_space>& mask,
@@ -24,20 +44,27 @@ Kokkos::View<word_type*, typename ExecSpace::memory_space> copy_bitmask(
   static_assert(Kokkos::is_execution_space<ExecSpace>::value,
                 "kmask::copy_bitmask: the first argument must be a Kokkos execution space");
   constexpr const char* fn = "kmask::copy_bitmask";
-  using memory_space       = typename ExecSpace::memory_space;
   detail::scoped_region region(fn);
-  detail::check_bit_range(fn, "mask", detail::extent_of(mask), begin_bit, end_bit);
-  const size_type size_bits = end_bit - begin_bit;
-  const std::vector<Kokkos::View<const word_type*, memory_space>> one{mask};
-  // The null count is a by-product nobody asked for here.
-  return detail::combine_into_new_mask(fn, exec, bit_or{}, one, {begin_bit}, size_bits).first;
+  return detail::copy_bitmask_call(exec, detail::arg_names{fn}, detail::as_source(mask), begin_bit, end_bit);
 }
 
-/// copy_bitmask() on the default execution space.
-inline Kokkos::View<word_type*, Kokkos::DefaultExecutionSpace::memory_space> copy_bitmask(
-    const Kokkos::View<const word_type*, Kokkos::DefaultExecutionSpace::memory_space>& mask, size_type begin_bit,
-    size_type end_bit) {
-  return copy_bitmask(Kokkos::DefaultExecutionSpace{}, mask, begin_bit, end_bit);
+/// copy_bitmask() of a raw mask: bits [begin_bit, end_bit) counted from `mask.begin_bit`.
+template <class ExecSpace, class = std::enable_if_t<Kokkos::is_execution_space<ExecSpace>::value>>
+Kokkos::View<word_type*, typename ExecSpace::memory_space> copy_bitmask(const ExecSpace& exec, const source_mask& mask,
+                                                                        size_type begin_bit, size_type end_bit) {
+  constexpr const char* fn = "kmask::copy_bitmask";
+  detail::scoped_region region(fn);
+  detail::arg_names names{fn};
+  names.pointers = true;
+  return detail::copy_bitmask_call(exec, names, mask, begin_bit, end_bit);
+}
+
+/// copy_bitmask() on the execution space of the view's memory space.
+template <class View, class = std::enable_if_t<Kokkos::is_view<View>::value>>
+Kokkos::View<word_type*, typename detail::space_of<View>::memory_space> copy_bitmask(const View& mask,
+                                                                                     size_type begin_bit,
+                                                                                     size_type end_bit) {
+  return copy_bitmask(detail::space_of<View>{}, mask, begin_bit, end_bit);
 }
 
 }  // namespace kmask

@@ -3,21 +3,67 @@
 
 /// \file count.hpp
 /// \brief Counting valid (set) and null (unset) bits over bit ranges of a mask.
+///
+/// Every function takes the mask as a view (bits counted from the view's bit 0) or as a
+/// source_mask (bits counted from its `begin_bit`). An absent mask (null view, or null words with
+/// extent 0) has every bit set.
 
 #include <kmask/detail/compat.hpp>
 #include <kmask/detail/count_kernels.hpp>
-#include <kmask/detail/host_checks.hpp>
+#include <kmask/detail/mask_lists.hpp>
+#include <kmask/detail/validation.hpp>
 #include <kmask/types.hpp>
 
+#include <type_traits>
 #include <vector>
 
 namespace kmask {
 
+namespace detail {
+template <class ExecSpace>
+size_type count_set_bits_call(const char* fn, const ExecSpace& exec, const source_mask& mask, size_type begin_bit,
+                              size_type end_bit) {
+  if (!check_bit_range(fn, "mask", mask, begin_bit, end_bit)) return end_bit - begin_bit;  // absent: all set
+  if (end_bit == begin_bit) return 0;
+  const size_type b = mask.begin_bit + begin_bit, e = mask.begin_bit + end_bit;
+  size_type total       = 0;
+  const word_type* m    = mask.words;
+  const size_type first = b / word_bits, stop = (e - 1) / word_bits + 1;
+  if constexpr (runs_on_host<ExecSpace>()) {
+    // A host thread per chunk of words, counted by a loop that vectorises (count_words_on_cpu).
+    constexpr size_type chunk = cpu_count_chunk_words;
+    Kokkos::parallel_reduce(
+        "kmask::count_set_bits::words",
+        Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<size_type>>(exec, 0, (stop - first + chunk - 1) / chunk),
+        KOKKOS_LAMBDA(size_type c, size_type & acc) {
+          const size_type w0 = first + c * chunk;
+          acc += count_words_on_cpu(m, w0, stop - w0 < chunk ? stop : w0 + chunk, b, e);
+        },
+        total);
+  } else {
+    Kokkos::parallel_reduce(
+        "kmask::count_set_bits::words", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<size_type>>(exec, first, stop),
+        KOKKOS_LAMBDA(size_type w, size_type & acc) { acc += set_bits_in_range(m[w], w, b, e); }, total);
+  }
+  exec.fence();
+  return total;
+}
+
+template <class ExecSpace>
+Kokkos::View<size_type*, typename ExecSpace::memory_space> segmented_count_call(const char* fn, const ExecSpace& exec,
+                                                                                const source_mask& mask,
+                                                                                const std::vector<size_type>& ranges,
+                                                                                bool unset) {
+  check_ranges(fn, mask, ranges);
+  return count_ranges(fn, exec, mask, ranges, unset);
+}
+}  // namespace detail
+
 /// \brief Number of set bits of `mask` in bits [begin_bit, end_bit).
 ///
-/// Synchronous (the count comes back to the host). Reads only the words the range occupies.
-/// \throws std::invalid_argument if `begin_bit` < 0, `end_bit` < `begin_bit`, or `mask` is a null
-///         view and the range is not empty; std::out_of_range if `end_bit` > 32 * mask.extent(0).
+/// Synchronous: waits for `exec` to bring the count back. Reads only the words the range occupies.
+/// \throws std::invalid_argument if `begin_bit` < 0 or `end_bit` < `begin_bit`;
+///         std::out_of_range if `end_bit` > 32 * mask.extent(0).
 template <class ExecSpace>
 size_type count_set_bits(const ExecSpace& exec,
                          const Kokkos::View<const word_type*, typename ExecSpace::memory_space>& mask,
@@ -26,30 +72,15 @@ size_type count_set_bits(const ExecSpace& exec,
                 "kmask::count_set_bits: the first argument must be a Kokkos execution space");
   constexpr const char* fn = "kmask::count_set_bits";
   detail::scoped_region region(fn);
-  detail::check_bit_range(fn, "mask", detail::extent_of(mask), begin_bit, end_bit);
-  if (end_bit == begin_bit) return 0;
-  size_type total       = 0;
-  const word_type* m    = mask.data();
-  const size_type first = begin_bit / word_bits, stop = (end_bit - 1) / word_bits + 1;
-  if constexpr (detail::runs_on_host<ExecSpace>()) {
-    // A host thread per chunk of words, counted by a loop that vectorises (detail::count_words_on_cpu).
-    constexpr size_type chunk = detail::cpu_count_chunk_words;
-    Kokkos::parallel_reduce(
-        "kmask::count_set_bits::words",
-        Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<size_type>>(exec, 0, (stop - first + chunk - 1) / chunk),
-        KOKKOS_LAMBDA(size_type c, size_type & acc) {
-          const size_type w0 = first + c * chunk;
-          acc += detail::count_words_on_cpu(m, w0, stop - w0 < chunk ? stop : w0 + chunk, begin_bit, end_bit);
-        },
-        total);
-  } else {
-    Kokkos::parallel_reduce(
-        "kmask::count_set_bits::words", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<size_type>>(exec, first, stop),
-        KOKKOS_LAMBDA(size_type w, size_type & acc) { acc += detail::set_bits_in_range(m[w], w, begin_bit, end_bit); },
-        total);
-  }
-  exec.fence();
-  return total;
+  return detail::count_set_bits_call(fn, exec, detail::as_source(mask), begin_bit, end_bit);
+}
+
+/// count_set_bits() of a raw mask (bits counted from `mask.begin_bit`).
+template <class ExecSpace, class = std::enable_if_t<Kokkos::is_execution_space<ExecSpace>::value>>
+size_type count_set_bits(const ExecSpace& exec, const source_mask& mask, size_type begin_bit, size_type end_bit) {
+  constexpr const char* fn = "kmask::count_set_bits";
+  detail::scoped_region region(fn);
+  return detail::count_set_bits_call(fn, exec, mask, begin_bit, end_bit);
 }
 
 /// Number of unset (null) bits of `mask` in [begin_bit, end_bit). As count_set_bits().
@@ -59,17 +90,25 @@ size_type count_unset_bits(const ExecSpace& exec,
                            size_type begin_bit, size_type end_bit) {
   static_assert(Kokkos::is_execution_space<ExecSpace>::value,
                 "kmask::count_unset_bits: the first argument must be a Kokkos execution space");
-  detail::scoped_region region("kmask::count_unset_bits");
-  detail::check_bit_range("kmask::count_unset_bits", "mask", detail::extent_of(mask), begin_bit, end_bit);
-  return (end_bit - begin_bit) - count_set_bits(exec, mask, begin_bit, end_bit);
+  constexpr const char* fn = "kmask::count_unset_bits";
+  detail::scoped_region region(fn);
+  return (end_bit - begin_bit) - detail::count_set_bits_call(fn, exec, detail::as_source(mask), begin_bit, end_bit);
+}
+
+/// count_unset_bits() of a raw mask (bits counted from `mask.begin_bit`).
+template <class ExecSpace, class = std::enable_if_t<Kokkos::is_execution_space<ExecSpace>::value>>
+size_type count_unset_bits(const ExecSpace& exec, const source_mask& mask, size_type begin_bit, size_type end_bit) {
+  constexpr const char* fn = "kmask::count_unset_bits";
+  detail::scoped_region region(fn);
+  return (end_bit - begin_bit) - detail::count_set_bits_call(fn, exec, mask, begin_bit, end_bit);
 }
 
 /// \brief Set bits of `mask` in each range [ranges[2r], ranges[2r+1]).
 ///
 /// Returns a device view of ranges.size() / 2 counts. Asynchronous: valid after `exec.fence()`.
 /// All ranges are counted in one launch, however many and however long they are.
-/// \throws std::invalid_argument for an odd ranges.size(), a negative begin, end < begin, or a null
-///         mask with a non-empty range; std::out_of_range for an end past 32 * mask.extent(0).
+/// \throws std::invalid_argument for an odd ranges.size(), a negative begin or end < begin;
+///         std::out_of_range for an end past 32 * mask.extent(0).
 template <class ExecSpace>
 Kokkos::View<size_type*, typename ExecSpace::memory_space> segmented_count_set_bits(
     const ExecSpace& exec, const Kokkos::View<const word_type*, typename ExecSpace::memory_space>& mask,
@@ -78,8 +117,16 @@ Kokkos::View<size_type*, typename ExecSpace::memory_space> segmented_count_set_b
                 "kmask::segmented_count_set_bits: the first argument must be a Kokkos execution space");
   constexpr const char* fn = "kmask::segmented_count_set_bits";
   detail::scoped_region region(fn);
-  detail::check_ranges(fn, detail::extent_of(mask), ranges);
-  return detail::count_ranges(fn, exec, mask, ranges).counts;
+  return detail::segmented_count_call(fn, exec, detail::as_source(mask), ranges, false);
+}
+
+/// segmented_count_set_bits() of a raw mask (ranges counted from `mask.begin_bit`).
+template <class ExecSpace, class = std::enable_if_t<Kokkos::is_execution_space<ExecSpace>::value>>
+Kokkos::View<size_type*, typename ExecSpace::memory_space> segmented_count_set_bits(
+    const ExecSpace& exec, const source_mask& mask, const std::vector<size_type>& ranges) {
+  constexpr const char* fn = "kmask::segmented_count_set_bits";
+  detail::scoped_region region(fn);
+  return detail::segmented_count_call(fn, exec, mask, ranges, false);
 }
 
 /// Unset bits of `mask` in each range; as segmented_count_set_bits().
@@ -91,39 +138,39 @@ Kokkos::View<size_type*, typename ExecSpace::memory_space> segmented_count_unset
                 "kmask::segmented_count_unset_bits: the first argument must be a Kokkos execution space");
   constexpr const char* fn = "kmask::segmented_count_unset_bits";
   detail::scoped_region region(fn);
-  detail::check_ranges(fn, detail::extent_of(mask), ranges);
-  const auto set    = detail::count_ranges(fn, exec, mask, ranges);
-  const auto counts = set.counts;
-  const auto bounds = set.ranges;
-  Kokkos::parallel_for(
-      "kmask::segmented_count_unset_bits::complement",
-      Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<size_type>>(exec, 0, static_cast<size_type>(counts.extent(0))),
-      KOKKOS_LAMBDA(size_type r) { counts(r) = (bounds(2 * r + 1) - bounds(2 * r)) - counts(r); });
-  return counts;
+  return detail::segmented_count_call(fn, exec, detail::as_source(mask), ranges, true);
 }
 
-/// count_set_bits() on the default execution space.
-inline size_type count_set_bits(const Kokkos::View<const word_type*, Kokkos::DefaultExecutionSpace::memory_space>& mask,
-                                size_type begin_bit, size_type end_bit) {
-  return count_set_bits(Kokkos::DefaultExecutionSpace{}, mask, begin_bit, end_bit);
+/// segmented_count_unset_bits() of a raw mask (ranges counted from `mask.begin_bit`).
+template <class ExecSpace, class = std::enable_if_t<Kokkos::is_execution_space<ExecSpace>::value>>
+Kokkos::View<size_type*, typename ExecSpace::memory_space> segmented_count_unset_bits(
+    const ExecSpace& exec, const source_mask& mask, const std::vector<size_type>& ranges) {
+  constexpr const char* fn = "kmask::segmented_count_unset_bits";
+  detail::scoped_region region(fn);
+  return detail::segmented_count_call(fn, exec, mask, ranges, true);
 }
-/// count_unset_bits() on the default execution space.
-inline size_type count_unset_bits(
-    const Kokkos::View<const word_type*, Kokkos::DefaultExecutionSpace::memory_space>& mask, size_type begin_bit,
-    size_type end_bit) {
-  return count_unset_bits(Kokkos::DefaultExecutionSpace{}, mask, begin_bit, end_bit);
+
+/// count_set_bits() on the execution space of the view's memory space.
+template <class View, class = std::enable_if_t<Kokkos::is_view<View>::value>>
+size_type count_set_bits(const View& mask, size_type begin_bit, size_type end_bit) {
+  return count_set_bits(detail::space_of<View>{}, mask, begin_bit, end_bit);
 }
-/// segmented_count_set_bits() on the default execution space.
-inline Kokkos::View<size_type*, Kokkos::DefaultExecutionSpace::memory_space> segmented_count_set_bits(
-    const Kokkos::View<const word_type*, Kokkos::DefaultExecutionSpace::memory_space>& mask,
-    const std::vector<size_type>& ranges) {
-  return segmented_count_set_bits(Kokkos::DefaultExecutionSpace{}, mask, ranges);
+/// count_unset_bits() on the execution space of the view's memory space.
+template <class View, class = std::enable_if_t<Kokkos::is_view<View>::value>>
+size_type count_unset_bits(const View& mask, size_type begin_bit, size_type end_bit) {
+  return count_unset_bits(detail::space_of<View>{}, mask, begin_bit, end_bit);
 }
-/// segmented_count_unset_bits() on the default execution space.
-inline Kokkos::View<size_type*, Kokkos::DefaultExecutionSpace::memory_space> segmented_count_unset_bits(
-    const Kokkos::View<const word_type*, Kokkos::DefaultExecutionSpace::memory_space>& mask,
-    const std::vector<size_type>& ranges) {
-  return segmented_count_unset_bits(Kokkos::DefaultExecutionSpace{}, mask, ranges);
+/// segmented_count_set_bits() on the execution space of the view's memory space.
+template <class View, class = std::enable_if_t<Kokkos::is_view<View>::value>>
+Kokkos::View<size_type*, typename detail::space_of<View>::memory_space> segmented_count_set_bits(
+    const View& mask, const std::vector<size_type>& ranges) {
+  return segmented_count_set_bits(detail::space_of<View>{}, mask, ranges);
+}
+/// segmented_count_unset_bits() on the execution space of the view's memory space.
+template <class View, class = std::enable_if_t<Kokkos::is_view<View>::value>>
+Kokkos::View<size_type*, typename detail::space_of<View>::memory_space> segmented_count_unset_bits(
+    const View& mask, const std::vector<size_type>& ranges) {
+  return segmented_count_unset_bits(detail::space_of<View>{}, mask, ranges);
 }
 
 }  // namespace kmask

@@ -4,32 +4,12 @@
 /// \file create_mask.hpp
 /// \brief Allocating a new mask.
 
+#include <kmask/detail/allocate_mask.hpp>
 #include <kmask/detail/compat.hpp>
-#include <kmask/detail/host_checks.hpp>
-#include <kmask/detail/word_access.hpp>
+#include <kmask/detail/validation.hpp>
 #include <kmask/types.hpp>
 
 namespace kmask {
-
-namespace detail {
-// Allocates a padded mask of `size_bits` bits labelled `label`, filled as `state` says.
-template <class ExecSpace>
-Kokkos::View<word_type*, typename ExecSpace::memory_space> allocate_mask(const ExecSpace& exec, size_type size_bits,
-                                                                         mask_state state, const std::string& label) {
-  const size_type words = allocation_size_bytes(size_bits) / static_cast<size_type>(sizeof(word_type));
-  Kokkos::View<word_type*, typename ExecSpace::memory_space> mask(
-      Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, label), words);
-  if (state != mask_state::uninitialized && words > 0) {
-    const bool valid = state == mask_state::all_valid;
-    Kokkos::parallel_for(
-        label + "::fill", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<size_type>>(exec, 0, words),
-        KOKKOS_LAMBDA(size_type w) {
-          mask(w) = valid && w < num_words(size_bits) ? valid_bits_of_word(w, size_bits) : word_type{0};
-        });
-  }
-  return mask;
-}
-}  // namespace detail
 
 /// \brief A new mask of `size_bits` bits in `ExecSpace`'s memory space.
 ///

@@ -42,6 +42,26 @@ enum class mask_state {
   uninitialized  ///< contents unspecified (no fill kernel runs)
 };
 
+/// \brief A read-only source mask given as a raw pointer, as engines hold them (cudf's
+/// `column_view::null_mask()`, an Arrow validity buffer).
+///
+/// Bit `i` of the source is bit `begin_bit + i` of `words`; `extent_words` is how many words the
+/// allocation holds, and every bounds check is against it. `words == nullptr` with
+/// `extent_words == 0` is a source without a mask: every bit reads as valid (1), cudf's convention
+/// for a column with no null mask.
+struct source_mask {
+  const word_type* words = nullptr;  ///< first word of the allocation (or nullptr: all valid)
+  size_type extent_words = 0;        ///< words the allocation holds
+  size_type begin_bit    = 0;        ///< the allocation's bit that is the source's bit 0
+};
+
+/// \brief A destination mask given as a raw pointer: `extent_words` words starting at `words`,
+/// written from bit 0. A null destination is an error wherever bits are written.
+struct dest_mask {
+  word_type* words       = nullptr;  ///< first word written
+  size_type extent_words = 0;        ///< words the allocation holds
+};
+
 /// A mask in memory space `MemorySpace`.
 template <class MemorySpace>
 using mask_view = Kokkos::View<word_type*, MemorySpace>;

@@ -149,9 +149,12 @@ TEST(TEST_CATEGORY, errors_segmented_binop_family_rejects_bad_input_and_writes_n
   // a source range past its view
   errors::rejected_in_place_and_plan<OR>(kept, with([](args& x) { x.begins = {0, 3, 29}; }),
                                          "begin_bits[2] + size_bits = 29 + 100 is past the 128 bits of masks[2] (4 words)");
-  // null views where bits are read / written (counters: inplace only, the plan takes them at execute)
-  errors::rejected_in_place_and_plan<IA>(kept, with([&](args& x) { x.masks = {a, mask_view(), a}; }),
-                                         "masks[1] is a null view but size_bits = 100 bits are read from it");
+  // null views where bits are written, or a null source that claims words (a null view without
+  // words is an absent mask, all valid: test_absent_masks.hpp); counters: inplace only, the plan
+  // takes them at execute
+  const mask_view null4(static_cast<const word_type*>(nullptr), 4);
+  errors::rejected_in_place_and_plan<IA>(kept, with([&](args& x) { x.masks = {a, null4, a}; }),
+                                         "masks[1] is a null view but its extent is 4 words (only an empty null mask reads as all valid)");
   errors::rejected_in_place_and_plan<IA>(kept, with([&](args& x) { x.dests = {dests[0], view_t<TEST_EXECSPACE>()}; }),
                                          "destinations[1] is a null view but size_bits = 100 bits are written to it");
   errors::rejected_in_place_and_plan<IA>(kept, with([&](args& x) { x.counts = Kokkos::View<size_type*, MS>(); }),
@@ -217,8 +220,8 @@ TEST(TEST_CATEGORY, errors_segmented_binop_family_rejects_bad_input_and_writes_n
   errors::expect_rejected<IA>(kept, seg(good.masks, good.begins, T, good.offsets), s + "size_bits = 4611686018427387904 is too large");
   errors::expect_rejected<OR>(kept, seg(good.masks, {0, 61, 0}, bits, good.offsets),
                               s + "begin_bits[1] + size_bits = 61 + 100 is past the 160 bits of masks[1] (5 words)");
-  errors::expect_rejected<IA>(kept, seg({a, b, mask_view()}, good.begins, bits, good.offsets),
-                              s + "masks[2] is a null view but size_bits = 100 bits are read from it");
+  errors::expect_rejected<IA>(kept, seg({a, b, null4}, good.begins, bits, good.offsets),
+                              s + "masks[2] is a null view but its extent is 4 words");
   errors::expect_rejected<IA>(kept, seg(good.masks, good.begins, bits, {}), s + "segment_offsets is empty");
   errors::expect_rejected<IA>(kept, seg(good.masks, good.begins, bits, {1, 0}), s + "segment_offsets[1] = 0 is less than segment_offsets[0] = 1");
   errors::expect_rejected<OR>(kept, seg(good.masks, good.begins, bits, {0, 7}), s + "segment_offsets[1] = 7 is outside [0, masks.size() = 3]");
@@ -252,11 +255,11 @@ TEST(TEST_CATEGORY, errors_segmented_binop_family_rejects_bad_input_and_writes_n
   errors::expect_rejected<IA>(kept, bin(good.masks, {0, 0, 0}, -1), bn + "size_bits = -1 is negative");
   errors::expect_rejected<IA>(kept, bin(good.masks, {0, 0, 0}, T), bn + "size_bits = 4611686018427387904 is too large");
   errors::expect_rejected<OR>(kept, bin(good.masks, {0, 0, 0}, 129), bn + "begin_bits[0] + size_bits = 0 + 129 is past the 128 bits of masks[0] (4 words)");
-  errors::expect_rejected<IA>(kept, bin({mask_view(), a}, {0, 0}, 1), bn + "masks[0] is a null view but size_bits = 1 bits are read from it");
+  errors::expect_rejected<IA>(kept, bin({null4, a}, {0, 0}, 1), bn + "masks[0] is a null view but its extent is 4 words");
   errors::expect_rejected<IA>(kept, inb(dests[0], good.masks, {0, 0}, bits), ib + "masks.size() = 3 differs from begin_bits.size() = 2");
   errors::expect_rejected<IA>(kept, inb(dests[0], good.masks, {-1, 0, 0}, bits), ib + "begin_bits[0] = -1 is negative");
   errors::expect_rejected<OR>(kept, inb(dests[0], good.masks, {0, 0, 0}, 200), ib + "begin_bits[0] + size_bits = 0 + 200 is past the 128 bits of masks[0]");
-  errors::expect_rejected<IA>(kept, inb(dests[0], {a, mask_view()}, {0, 0}, bits), ib + "masks[1] is a null view but size_bits = 100 bits are read from it");
+  errors::expect_rejected<IA>(kept, inb(dests[0], {a, null4}, {0, 0}, bits), ib + "masks[1] is a null view but its extent is 4 words");
   errors::expect_rejected<IA>(kept, inb(view_t<TEST_EXECSPACE>(), {a}, {0}, bits),
                               ib + "destinations[0] is a null view but size_bits = 100 bits are written to it");
   {
@@ -290,7 +293,9 @@ TEST(TEST_CATEGORY, errors_superimpose_count_copy_create_reject_bad_input) {
   errors::expect_rejected<IA>(kept, sup(parent, T, children, 100, counts), si + "parent begin_bit = 4611686018427387904 is too large");
   errors::expect_rejected<IA>(kept, sup(parent, 0, children, -3, counts), si + "size_bits = -3 is negative");
   errors::expect_rejected<IA>(kept, sup(parent, 0, children, T, counts), si + "size_bits = 4611686018427387904 is too large");
-  errors::expect_rejected<IA>(kept, sup(mask_view(), 0, children, 100, counts), si + "parent is a null view but bits are read from it");
+  const mask_view null4(static_cast<const word_type*>(nullptr), 4);
+  errors::expect_rejected<IA>(kept, sup(null4, 0, children, 100, counts),
+                              si + "parent is null but its extent is 4 words (only an empty null mask reads as all valid)");
   errors::expect_rejected<IA>(kept, sup(parent, 0, {children[0], view_t<TEST_EXECSPACE>()}, 100, counts),
                               si + "children[1] is a null view but size_bits = 100 bits are written to it");
   errors::expect_rejected<OR>(kept, sup(parent, 0, children, 100, poisoned_counts<TEST_EXECSPACE>(1)),
@@ -324,7 +329,7 @@ TEST(TEST_CATEGORY, errors_superimpose_count_copy_create_reject_bad_input) {
   errors::expect_rejected<IA>(kept, [&] { kmask::count_set_bits(exec, parent, 0, T); }, cs + "mask end_bit = 4611686018427387904 is too large");
   errors::expect_rejected<OR>(kept, [&] { kmask::count_unset_bits(exec, parent, 0, 129); },
                               cu + "mask bit range [0, 129) is past the 128 bits of the view (4 words)");
-  errors::expect_rejected<IA>(kept, [&] { kmask::count_set_bits(exec, mask_view(), 0, 1); }, cs + "mask is a null view but bits are read from it");
+  errors::expect_rejected<IA>(kept, [&] { kmask::count_set_bits(exec, null4, 0, 1); }, cs + "mask is null but its extent is 4 words");
 
   // segmented_count_set_bits / segmented_count_unset_bits
   const std::string ss = "kmask::segmented_count_set_bits: ", su = "kmask::segmented_count_unset_bits: ";
@@ -334,8 +339,8 @@ TEST(TEST_CATEGORY, errors_superimpose_count_copy_create_reject_bad_input) {
   errors::expect_rejected<IA>(kept, [&] { kmask::segmented_count_set_bits(exec, parent, {0, T}); }, ss + "ranges[1] = 4611686018427387904 is too large");
   errors::expect_rejected<OR>(kept, [&] { kmask::segmented_count_set_bits(exec, parent, {0, 4, 100, 200}); },
                               ss + "ranges[3] = 200 is past the 128 bits of mask (4 words)");
-  errors::expect_rejected<IA>(kept, [&] { kmask::segmented_count_unset_bits(exec, mask_view(), {0, 0, 0, 1}); },
-                              su + "mask is a null view but ranges[2] reads bits from it");
+  errors::expect_rejected<IA>(kept, [&] { kmask::segmented_count_unset_bits(exec, null4, {0, 0, 0, 1}); },
+                              su + "mask is null but its extent is 4 words");
 
   // copy_bitmask
   const std::string cb = "kmask::copy_bitmask: ";
@@ -343,7 +348,7 @@ TEST(TEST_CATEGORY, errors_superimpose_count_copy_create_reject_bad_input) {
   errors::expect_rejected<IA>(kept, [&] { kmask::copy_bitmask(exec, parent, -1, 10); }, cb + "mask begin_bit = -1 is negative");
   errors::expect_rejected<IA>(kept, [&] { kmask::copy_bitmask(exec, parent, 10, 9); }, cb + "mask end_bit = 9 is less than begin_bit = 10");
   errors::expect_rejected<IA>(kept, [&] { kmask::copy_bitmask(exec, parent, 0, T); }, cb + "mask end_bit = 4611686018427387904 is too large");
-  errors::expect_rejected<IA>(kept, [&] { kmask::copy_bitmask(exec, mask_view(), 0, 3); }, cb + "mask is a null view but bits are read from it");
+  errors::expect_rejected<IA>(kept, [&] { kmask::copy_bitmask(exec, null4, 0, 3); }, cb + "mask is null but its extent is 4 words");
 
   // create_mask
   errors::expect_rejected<IA>(kept, [&] { kmask::create_mask(exec, -1, kmask::mask_state::all_null); },

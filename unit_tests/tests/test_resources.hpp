@@ -56,7 +56,7 @@ TEST(TEST_CATEGORY, resource_failure_throws_writes_nothing_and_the_library_keeps
       "kmask::segmented_binop::masks");
 
   // In place: a destination read by its own segment from bit 32 must be staged through a
-  // temporary as large as the result. No machine holds a 1 PiB destination, so the view claims
+  // temporary as large as the result (the call's scratch, from the staging pool). No machine holds a 1 PiB destination, so the view claims
   // 2^48 + 1 words over a real poisoned buffer of 4; the temporary's allocation fails before
   // anything is read or written through it.
   const size_type claimed = (size_type{1} << 48) + 1;
@@ -69,10 +69,10 @@ TEST(TEST_CATEGORY, resource_failure_throws_writes_nothing_and_the_library_keeps
       [&] {
         kmask::inplace_segmented_binop(exec, kmask::bit_and{}, dests, shifted_self, {32}, huge_bits, {0, 1}, counts);
       },
-      "kmask::inplace_segmented_binop::stage_buffer");
+      "kmask::inplace_segmented_binop::scratch");
   resources::expect_allocation_failure<MS>(
       [&] { kmask::inplace_binop(exec, kmask::bit_and{}, dest, shifted_self, {32}, huge_bits); },
-      "kmask::inplace_binop::stage_buffer");
+      "kmask::inplace_binop::scratch");
   for (auto w : to_host(buffer)) EXPECT_EQ(w, poison) << "a failed call wrote its destination";
   EXPECT_EQ(counts_to_host(counts)[0], -777) << "a failed call wrote its counter";
 

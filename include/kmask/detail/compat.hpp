@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <type_traits>
 
 namespace kmask {
 namespace detail {
@@ -73,6 +74,82 @@ struct staging_host_space<Kokkos::Cuda> {
   using type = Kokkos::CudaHostPinnedSpace;
 };
 #endif
+
+// When the work a call enqueued on an execution space instance has finished, asked without
+// waiting and without keeping the instance: kmask's reusable staging memory goes back to its pool
+// with one of these, and the next call that finds it finished may reuse that memory. CUDA records
+// an event on the caller's stream (cudaEventQuery answers later, even once the stream is gone).
+// Elsewhere the caller's own instance is fenced at release: host spaces run their kernels before
+// returning anyway, and a device backend without an event here stays correct, only synchronous.
+template <class ExecSpace>
+class completion_marker {
+ public:
+  void record(const ExecSpace& exec) { exec.fence(); }
+  bool finished() const { return true; }
+  void wait() const {}
+};
+
+// An identity for the queue (stream) an instance enqueues on, compared and never dereferenced:
+// staging memory last used on the caller's own queue is what a call may wait for when the pool
+// is exhausted. 0 where instances have no queue of their own.
+template <class ExecSpace>
+std::uintptr_t queue_identity(const ExecSpace&) {
+  return 0;
+}
+
+#if defined(KOKKOS_ENABLE_CUDA)
+template <>
+class completion_marker<Kokkos::Cuda> {
+ public:
+  completion_marker() {
+    if (cudaEventCreateWithFlags(&event_, cudaEventDisableTiming) != cudaSuccess) event_ = nullptr;
+  }
+  ~completion_marker() {
+    if (event_ != nullptr) cudaEventDestroy(event_);
+  }
+  completion_marker(const completion_marker&)            = delete;
+  completion_marker& operator=(const completion_marker&) = delete;
+  void record(const Kokkos::Cuda& exec) {
+    if (event_ == nullptr || cudaEventRecord(event_, exec.cuda_stream()) != cudaSuccess) {
+      exec.fence();  // no event: fall back to the caller's own stream, still correct
+      recorded_ = false;
+      return;
+    }
+    recorded_ = true;
+  }
+  bool finished() const { return !recorded_ || cudaEventQuery(event_) != cudaErrorNotReady; }
+  void wait() const {
+    if (recorded_) cudaEventSynchronize(event_);
+  }
+
+ private:
+  cudaEvent_t event_ = nullptr;
+  bool recorded_     = false;
+};
+
+template <>
+inline std::uintptr_t queue_identity<Kokkos::Cuda>(const Kokkos::Cuda& exec) {
+  return reinterpret_cast<std::uintptr_t>(exec.cuda_stream());
+}
+#endif
+
+// Whether the calling thread may run a parallel region of Kokkos::DefaultHostExecutionSpace now.
+// Kokkos 3.x's OpenMP can only be entered from the thread that initialised it (its per-thread
+// instance pointer is null on every other thread, and the call aborts); from Kokkos 4.4 an OpenMP
+// instance may be used from several threads (kokkos#6151), so any thread not already inside a
+// parallel region may. Without OpenMP the pass stays on the calling thread.
+inline bool may_run_host_parallel() {
+#if defined(KOKKOS_ENABLE_OPENMP)
+  if (!std::is_same<Kokkos::DefaultHostExecutionSpace, Kokkos::OpenMP>::value) return false;
+#if KOKKOS_VERSION < 40400
+  return Kokkos::OpenMP::impl_is_initialized() && !Kokkos::OpenMP::in_parallel();
+#else
+  return !Kokkos::OpenMP::in_parallel();
+#endif
+#else
+  return false;  // no threaded host space: the pass stays on the calling thread
+#endif
+}
 
 // A profiling region open for one scope, so Kokkos Tools attribute the kernels inside it to the
 // kmask call (Kokkos::Profiling::ScopedRegion exists only from 4.1; push/pop exist everywhere).

@@ -8,8 +8,8 @@
 #include <kmask/detail/compat.hpp>
 #include <kmask/detail/cpu_word_passes.hpp>
 #include <kmask/detail/launch_shape.hpp>
-#include <kmask/detail/segmented_descriptors.hpp>
-#include <kmask/detail/segmented_kernels.hpp>
+#include <kmask/detail/staging_pool.hpp>
+#include <kmask/detail/validation.hpp>
 #include <kmask/types.hpp>
 
 #include <algorithm>
@@ -52,43 +52,34 @@ KOKKOS_INLINE_FUNCTION size_type count_words_on_cpu(const word_type* m, size_typ
   return set;
 }
 
-// Sets counts [0, n) to zero on the device, ordered before the kernel that accumulates into them.
-template <class ExecSpace>
-void zero_counts(const ExecSpace& exec, const Kokkos::View<size_type*, typename ExecSpace::memory_space>& counts,
-                 size_type n, const char* label) {
-  if (n == 0) return;
-  Kokkos::parallel_for(
-      label, Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<size_type>>(exec, 0, n),
-      KOKKOS_LAMBDA(size_type i) { counts(i) = 0; });
-}
-
 template <class ExecSpace>
 struct range_count_functor {
   using memory_space = typename ExecSpace::memory_space;
   using member_type  = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
-  Kokkos::View<const word_type*, memory_space> mask;
-  Kokkos::View<const size_type*, memory_space> ranges;       // begin0, end0, begin1, end1, ...
-  Kokkos::View<const size_type*, memory_space> first_team;   // num_ranges + 1: teams before range r
+  const word_type* mask;
+  const size_type* ranges;      // begin0, end0, begin1, end1, ... (bits of `mask`)
+  const size_type* first_team;  // num_ranges + 1: teams before range r
   Kokkos::View<size_type*, memory_space> counts;
   size_type num_ranges;
   size_type words_per_team;
+  bool unset;  // counts start at the range's length and the set bits are taken off
   // Host teams are one thread each (count_shape_for): they count with a vectorised loop instead.
   static constexpr bool on_host = runs_on_host<ExecSpace>();
 
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
     const size_type t = team.league_rank();
-    // The range whose teams include t: the last r with first_team(r) <= t (bounds are the loop).
+    // The range whose teams include t: the last r with first_team[r] <= t (bounds are the loop).
     size_type lo = 0, hi = num_ranges;
     while (hi - lo > 1) {
       const size_type mid = lo + (hi - lo) / 2;
-      if (first_team(mid) <= t) lo = mid; else hi = mid;
+      if (first_team[mid] <= t) lo = mid; else hi = mid;
     }
     const size_type r     = lo;
-    const size_type begin = ranges(2 * r), end = ranges(2 * r + 1);
-    const size_type first = begin / word_bits + (t - first_team(r)) * words_per_team;
+    const size_type begin = ranges[2 * r], end = ranges[2 * r + 1];
+    const size_type first = begin / word_bits + (t - first_team[r]) * words_per_team;
     const size_type last_word = (end - 1) / word_bits + 1;
     const size_type stop  = first + words_per_team < last_word ? first + words_per_team : last_word;
-    const word_type* m    = mask.data();
+    const word_type* m    = mask;
     size_type set = 0;
     if constexpr (on_host) {
       set = count_words_on_cpu(m, first, stop, begin, end);
@@ -97,50 +88,60 @@ struct range_count_functor {
           Kokkos::TeamThreadRange(team, first, stop),
           [&](size_type w, size_type& acc) { acc += set_bits_in_range(m[w], w, begin, end); }, set);
     }
-    Kokkos::single(Kokkos::PerTeam(team), [&]() { atomic_add_count(&counts(r), set); });
+    Kokkos::single(Kokkos::PerTeam(team), [&]() { atomic_add_count(&counts(r), unset ? -set : set); });
   }
 };
 
-// The counts of count_ranges() and the ranges as uploaded for them (empty when there are none).
-template <class MemorySpace>
-struct range_counts {
-  Kokkos::View<size_type*, MemorySpace> counts;
-  Kokkos::View<size_type*, MemorySpace> ranges;
-};
-
-// Enqueues counts(r) = set bits of `mask` in [ranges[2r], ranges[2r+1]) for every r. `fn` labels it.
+// Enqueues counts(r) = set bits (or, `unset`, unset bits) of `mask` in its bits
+// [ranges[2r], ranges[2r+1]) for every r, counted from mask.begin_bit; ranges checked. The ranges
+// travel in a staging lease, so nothing but the counts is allocated. An absent mask has every bit set.
 template <class ExecSpace>
-range_counts<typename ExecSpace::memory_space> count_ranges(
-    const char* fn, const ExecSpace& exec, const Kokkos::View<const word_type*, typename ExecSpace::memory_space>& mask,
-    const std::vector<size_type>& ranges) {
+Kokkos::View<size_type*, typename ExecSpace::memory_space> count_ranges(const char* fn, const ExecSpace& exec,
+                                                                        const source_mask& mask,
+                                                                        const std::vector<size_type>& ranges,
+                                                                        bool unset) {
   using memory_space    = typename ExecSpace::memory_space;
   const std::string pre = std::string(fn) + "::";
   const size_type n     = static_cast<size_type>(ranges.size() / 2);
   Kokkos::View<size_type*, memory_space> counts(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, pre + "counts"),
                                                 n);
-  if (n == 0) return {counts, {}};
+  if (n == 0) return counts;
+  const size_type base = mask.words == nullptr ? 0 : mask.begin_bit;
   // Size the teams for the longest range, then give each range as many teams as it needs.
   size_type longest = 0;
   for (size_type r = 0; r < n; ++r)
     if (ranges[2 * r + 1] > ranges[2 * r])
-      longest = std::max(longest, (ranges[2 * r + 1] - 1) / word_bits + 1 - ranges[2 * r] / word_bits);
+      longest = std::max(longest, (base + ranges[2 * r + 1] - 1) / word_bits + 1 - (base + ranges[2 * r]) / word_bits);
   const team_shape shape = count_shape_for<ExecSpace>(std::max<size_type>(longest, 1));
-  std::vector<size_type> first_team(n + 1, 0);
+  const std::size_t words = static_cast<std::size_t>(3 * n + 1);
+  auto lease              = staging_pool<ExecSpace>::acquire(exec, words, words, pre + "ranges");
+  size_type* bounds     = reinterpret_cast<size_type*>(lease.host());
+  size_type* first_team = bounds + 2 * n;
+  first_team[0]         = 0;
   for (size_type r = 0; r < n; ++r) {
-    const size_type b = ranges[2 * r], e = ranges[2 * r + 1];
+    const size_type b = base + ranges[2 * r], e = base + ranges[2 * r + 1];
+    bounds[2 * r]         = b;
+    bounds[2 * r + 1]     = e;
     const size_type words = e > b ? (e - 1) / word_bits + 1 - b / word_bits : 0;
     first_team[r + 1]     = first_team[r] + (words + shape.words_per_team - 1) / shape.words_per_team;
   }
-  const size_type league = first_team[n];
+  const size_type league = mask.words == nullptr ? 0 : first_team[n];
   check_league_size(fn, league);
-  zero_counts(exec, counts, n, (pre + "zero_counts").c_str());
-  const auto bounds = upload(exec, ranges, pre + "ranges");
-  if (league == 0) return {counts, bounds};
-  range_count_functor<ExecSpace> f{mask, bounds, upload(exec, first_team, pre + "first_team"), counts, n,
-                                   shape.words_per_team};
+  lease.upload(0, words);
+  const size_type* dev = reinterpret_cast<const size_type*>(lease.device());
+  // Every count starts as what an all-valid range would give; the kernel then adds set bits.
+  const bool absent = mask.words == nullptr;
+  Kokkos::parallel_for(
+      pre + "start_counts", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<size_type>>(exec, 0, n),
+      KOKKOS_LAMBDA(size_type r) {
+        const size_type len = dev[2 * r + 1] - dev[2 * r];
+        counts(r)           = absent ? (unset ? 0 : len) : (unset ? len : 0);
+      });
+  if (league == 0) return counts;
+  range_count_functor<ExecSpace> f{mask.words, dev, dev + 2 * n, counts, n, shape.words_per_team, unset};
   Kokkos::parallel_for(pre + "words", Kokkos::TeamPolicy<ExecSpace>(exec, static_cast<int>(league), shape.team_size),
                        f);
-  return {counts, bounds};
+  return counts;
 }
 
 }  // namespace detail

@@ -8,6 +8,7 @@
 #include <kmask/detail/compat.hpp>
 #include <kmask/detail/cpu_word_passes.hpp>
 #include <kmask/detail/launch_shape.hpp>
+#include <kmask/detail/validation.hpp>
 #include <kmask/detail/word_access.hpp>
 #include <kmask/types.hpp>
 
@@ -18,13 +19,6 @@
 
 namespace kmask {
 namespace detail {
-
-// Kokkos indexes teams with int; refuse (before any work) what would not fit rather than wrap.
-inline void check_league_size(const char* fn, size_type league) {
-  if (league > std::numeric_limits<int>::max())
-    throw std::length_error(std::string(fn) + ": " + std::to_string(league) +
-                            " teams of work exceed the int range of Kokkos::TeamPolicy");
-}
 
 // Destinations given one pointer per segment (the in-place calls).
 struct destination_ref {

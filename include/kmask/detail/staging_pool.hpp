@@ -1,0 +1,209 @@
+#ifndef KMASK_DETAIL_STAGING_POOL_HPP
+#define KMASK_DETAIL_STAGING_POOL_HPP
+
+// Reusable memory for what one call describes to its kernels (descriptors, staged sources, the
+// all-valid words of absent masks). Allocating and freeing device memory per call costs more than
+// small kernels, and a free synchronises the whole device, so a call leases a buffer from a pool
+// and gives it back marked with the point of its own queue after which the buffer is free again.
+//
+// What the pool guarantees:
+//  - a call never waits for another call's queue: a lease takes a buffer whose marker says it is
+//    finished, or a new one. Only past `max_buffers` buffers does a call wait, and then only for
+//    a buffer last used on its own queue (else it allocates);
+//  - no execution space instance outlives the call: the marker is an event (CUDA) or nothing;
+//  - the mutex is held to move a buffer in or out of the free list, never across an allocation,
+//    a copy or a wait.
+
+#include <kmask/detail/compat.hpp>
+#include <kmask/detail/launch_shape.hpp>
+#include <kmask/types.hpp>
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace kmask {
+namespace detail {
+
+template <class ExecSpace>
+class staging_pool {
+ public:
+  using memory_space  = typename ExecSpace::memory_space;
+  using staging_space = typename staging_host_space<ExecSpace>::type;
+  // The kernels read host memory directly: the host words are the device words.
+  static constexpr bool direct = runs_on_host<ExecSpace>();
+  // Buffers (leased or still read by enqueued work) past which a call waits for one last used on
+  // its own queue rather than allocate another: bounds the pool when one thread enqueues many calls.
+  static constexpr std::size_t max_buffers = 64;
+
+  struct buffer {
+    Kokkos::View<std::uint64_t*, staging_space> host;   // what the host writes
+    Kokkos::View<std::uint64_t*, memory_space> device;  // what the kernels read (empty when direct)
+    completion_marker<ExecSpace> marker;
+    std::uintptr_t queue = 0;
+    std::size_t host_words() const { return host.extent(0); }
+    std::size_t device_words() const { return direct ? host.extent(0) : device.extent(0); }
+    bool fits(std::size_t d, std::size_t h) const { return device_words() >= d && host_words() >= h; }
+  };
+
+  // One call's exclusive use of a buffer. Given back when destroyed (also when the call throws),
+  // marked at the end of everything the call enqueued on `exec` so far.
+  class lease {
+   public:
+    lease() = default;
+    lease(lease&& o) noexcept : pool_(o.pool_), buf_(std::move(o.buf_)), exec_(std::move(o.exec_)) { o.pool_ = nullptr; }
+    lease& operator=(lease&&) = delete;
+    lease(const lease&)       = delete;
+    ~lease() {
+      if (pool_ != nullptr && buf_) pool_->give_back(std::move(buf_), exec_);
+    }
+    std::uint64_t* host() const { return buf_->host.data(); }
+    // Where the kernels read word 0.
+    std::uint64_t* device() const { return direct ? buf_->host.data() : buf_->device.data(); }
+    // Enqueues the copy of words [begin, end) to the device on the call's instance.
+    void upload(std::size_t begin, std::size_t end) const {
+      if (direct || end <= begin) return;
+      using pair = Kokkos::pair<std::size_t, std::size_t>;
+      Kokkos::deep_copy(exec_, Kokkos::subview(buf_->device, pair(begin, end)),
+                        Kokkos::subview(buf_->host, pair(begin, end)));
+    }
+    // Enqueues the copy of words [begin, end) back to the host words.
+    void download(std::size_t begin, std::size_t end) const {
+      if (direct || end <= begin) return;
+      using pair = Kokkos::pair<std::size_t, std::size_t>;
+      Kokkos::deep_copy(exec_, Kokkos::subview(buf_->host, pair(begin, end)),
+                        Kokkos::subview(buf_->device, pair(begin, end)));
+    }
+
+   private:
+    friend class staging_pool;
+    lease(staging_pool* p, std::unique_ptr<buffer> b, const ExecSpace& exec)
+        : pool_(p), buf_(std::move(b)), exec_(exec) {}
+    staging_pool* pool_ = nullptr;
+    std::unique_ptr<buffer> buf_;
+    ExecSpace exec_;
+  };
+
+  // A buffer of at least `device_words` words the kernels read, the first `host_words` of which
+  // the host writes and uploads (page-locked host memory); the rest is scratch the kernels fill.
+  // `label` names its allocations when it has to allocate ("<fn>::descriptors").
+  static lease acquire(const ExecSpace& exec, std::size_t device_words, std::size_t host_words,
+                       const std::string& label) {
+    staging_pool& p            = instance();
+    const std::uintptr_t queue = queue_identity(exec);
+    if (direct) host_words = device_words;
+    std::unique_ptr<buffer> b;
+    {
+      std::unique_lock<std::mutex> lock(p.mutex_);
+      p.hook_finalize();
+      b = p.take_finished(device_words, host_words);
+      if (!b && p.out_ + p.free_.size() >= max_buffers) b = p.take_own_queue(queue, lock);
+      ++p.out_;
+    }
+    if (!b) b = std::make_unique<buffer>();
+    if (!b->fits(device_words, host_words)) {
+      try {
+        grow(*b, device_words, host_words, label);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(p.mutex_);
+        --p.out_;
+        throw;
+      }
+    }
+    return lease(&p, std::move(b), exec);
+  }
+
+ private:
+  static staging_pool& instance() {
+    static staging_pool p;
+    return p;
+  }
+
+  // Views must not outlive Kokkos: the buffers go at finalize, and come back on demand if Kokkos
+  // is initialised again. Called with the mutex held.
+  void hook_finalize() {
+    if (hooked_) return;
+    hooked_ = true;
+    Kokkos::push_finalize_hook([] {
+      staging_pool& q = instance();
+      std::lock_guard<std::mutex> lock(q.mutex_);
+      for (auto& b : q.free_) b->marker.wait();
+      q.free_.clear();
+      q.hooked_ = false;
+    });
+  }
+
+  // Grows geometrically, so a sequence of growing calls reallocates O(log) times.
+  static void grow(buffer& b, std::size_t device_words, std::size_t host_words, const std::string& label) {
+    b.marker.wait();  // the old views may still be read by this buffer's last call
+    if (b.host_words() < host_words) {
+      const std::size_t n = std::max(host_words, 2 * b.host_words());
+      b.host              = {};
+      b.host              = Kokkos::View<std::uint64_t*, staging_space>(
+          Kokkos::view_alloc(Kokkos::WithoutInitializing, direct ? label : label + "::host"), n);
+    }
+    if (!direct && b.device_words() < device_words) {
+      const std::size_t n = std::max(device_words, 2 * b.device_words());
+      b.device            = {};
+      b.device            = Kokkos::View<std::uint64_t*, memory_space>(
+          Kokkos::view_alloc(Kokkos::WithoutInitializing, label), n);
+    }
+  }
+
+  // The smallest finished buffer that fits, else the largest finished one (the caller grows it).
+  std::unique_ptr<buffer> take_finished(std::size_t device_words, std::size_t host_words) {
+    std::size_t best = free_.size();
+    bool best_fits   = false;
+    for (std::size_t i = 0; i < free_.size(); ++i) {
+      const buffer& b = *free_[i];
+      if (!b.marker.finished()) continue;
+      const bool fits = b.fits(device_words, host_words);
+      if (best == free_.size() || (fits && !best_fits) ||
+          (fits == best_fits && (fits ? b.device_words() < free_[best]->device_words()
+                                      : b.device_words() > free_[best]->device_words()))) {
+        best      = i;
+        best_fits = fits;
+      }
+    }
+    if (best == free_.size()) return nullptr;
+    auto b = std::move(free_[best]);
+    free_.erase(free_.begin() + static_cast<std::ptrdiff_t>(best));
+    return b;
+  }
+
+  // Over the cap: a free buffer last used on the caller's own queue, waited for outside the lock.
+  std::unique_ptr<buffer> take_own_queue(std::uintptr_t queue, std::unique_lock<std::mutex>& lock) {
+    if (queue == 0) return nullptr;
+    for (std::size_t i = 0; i < free_.size(); ++i) {
+      if (free_[i]->queue != queue) continue;
+      auto b = std::move(free_[i]);
+      free_.erase(free_.begin() + static_cast<std::ptrdiff_t>(i));
+      lock.unlock();
+      b->marker.wait();
+      lock.lock();
+      return b;
+    }
+    return nullptr;
+  }
+
+  void give_back(std::unique_ptr<buffer> b, const ExecSpace& exec) {
+    b->marker.record(exec);
+    b->queue = queue_identity(exec);
+    std::lock_guard<std::mutex> lock(mutex_);
+    --out_;
+    free_.push_back(std::move(b));
+  }
+
+  std::mutex mutex_;
+  bool hooked_ = false;
+  std::vector<std::unique_ptr<buffer>> free_;
+  std::size_t out_ = 0;
+};
+
+}  // namespace detail
+}  // namespace kmask
+
+#endif

@@ -1,0 +1,78 @@
+#ifndef KMASK_DETAIL_VALIDATION_HPP
+#define KMASK_DETAIL_VALIDATION_HPP
+
+// Host-side argument checks, each run once per argument by the call's single describing pass
+// (detail/segmented_problem.hpp). The conditions that run per source are inline here; building
+// and throwing a message is compiled once in src/validation.cpp.
+
+#include <kmask/types.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace kmask {
+namespace detail {
+
+// Bit positions and sizes above this are refused, so that a begin plus a size never overflows.
+constexpr size_type max_bits = static_cast<size_type>(~std::uint64_t{0} >> 2);
+
+// How a call names its arguments in messages: the public function, its list of sources and of
+// destinations, and whether masks come as views (begin bits in `begin_bits[j]`) or as
+// source_mask / dest_mask (begin bit in `masks[j].begin_bit`).
+struct arg_names {
+  const char* fn;
+  const char* sources = "masks";
+  const char* dests   = "destinations";
+  bool pointers       = false;
+};
+
+// What the per-source check found. Ordered: the describing pass keeps the first index whose
+// status is not `ok` and, if none, the first absent one.
+enum class source_status : int { invalid = 0, absent = 1, ok = 2 };
+
+// The whole per-source condition: begin in [0, max_bits], an absent mask (null words, extent 0)
+// reads as all valid, a present one holds [begin, begin + size_bits) within its extent.
+// `size_bits` is already checked.
+KOKKOS_INLINE_FUNCTION source_status check_source(const source_mask& m, size_type size_bits) {
+  if (m.begin_bit < 0 || m.begin_bit > max_bits || m.extent_words < 0) return source_status::invalid;
+  if (m.words == nullptr) return m.extent_words == 0 ? source_status::absent : source_status::invalid;
+  const size_type capacity = m.extent_words > max_bits / word_bits ? max_bits : m.extent_words * word_bits;
+  return m.begin_bit + size_bits <= capacity ? source_status::ok : source_status::invalid;
+}
+
+void check_size_bits(const char* fn, size_type size_bits);
+// masks.size() == begin_bits.size() (view forms only).
+void check_same_size(const char* fn, std::size_t masks, std::size_t begin_bits);
+// Non-empty, non-decreasing, every entry in [0, num_masks].
+void check_segment_offsets(const char* fn, const size_type* offsets, std::size_t num_offsets, size_type num_masks);
+// `names.dests`.size() == num_segments.
+void check_destination_count(const arg_names& names, std::size_t num_dests, size_type num_segments);
+// Destination `s` is non-null (when bits are written) and holds num_words(size_bits) words.
+void check_destination(const arg_names& names, std::size_t s, const dest_mask& d, size_type size_bits);
+// A counter view `what` of `extent` entries that must hold `needed`.
+void check_counter_extent(const char* fn, const char* what, size_type extent, size_type needed, bool is_null);
+// A single mask argument `what` ("mask", "parent") read over its bits [begin_bit, end_bit)
+// (bit 0 being the mask's own begin_bit); an absent mask reads as all valid. Returns false when
+// the mask is absent.
+bool check_bit_range(const char* fn, const char* what, const source_mask& mask, size_type begin_bit,
+                     size_type end_bit);
+// The same over [begin_bit, begin_bit + size_bits), `size_bits` checked: the begin bit is checked
+// before the sum is formed (superimpose's parent).
+bool check_bit_span(const char* fn, const char* what, const source_mask& mask, size_type begin_bit,
+                    size_type size_bits);
+// ranges = {begin0, end0, begin1, end1, ...} over `mask`.
+void check_ranges(const char* fn, const source_mask& mask, const std::vector<size_type>& ranges);
+
+// Throws the message for source `j`, which check_source() refused, or, when it passed, which the
+// GPU form's 8-byte reference cannot hold (`unpackable`).
+// Kokkos indexes teams with int: refuses (before any work) a launch that would not fit.
+void check_league_size(const char* fn, size_type league);
+
+[[noreturn]] void report_source(const arg_names& names, std::size_t j, const source_mask& m, size_type size_bits);
+[[noreturn]] void report_overlapping_destinations(const arg_names& names, size_type a, size_type b);
+
+}  // namespace detail
+}  // namespace kmask
+
+#endif
