@@ -3,7 +3,7 @@
 # build/cuda, build/host and build/device-libs carried. Writes logs and results under $OUT.
 #   scripts/device-run.sh STEP...   steps: info tests sanitize sanitize-all bench-key bench-wide bench-rest bench-alloc
 #                                   bench-full bench-host bench-variants bench-host-variants
-#                                   sanitize-large ncu
+#                                   sanitize-large ncu bench-concurrency bench-compare
 #   KMASK_HOST_BUILD   host build directory with OpenMP benchmarks (default build/host)
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -191,6 +191,21 @@ for s in "$@"; do
       bench "$cuda_bin/perf_tests/kmask_benchmarks" concurrency "${KMASK_CONCURRENCY_MIN_TIME:-0.05}" \
         "${KMASK_CONCURRENCY_FILTER:-concurrency/}" || rc=1
       ! grep -q "ERROR OCCURRED" "$out/bench-concurrency.txt" || rc=1
+      ;;
+    bench-compare)
+      # Before/after: the benchmark binary of an earlier build (KMASK_OLD_BUILD, default
+      # build/old-cuda) and this one, alternated (old, new, old, new) over the same cells, peers left
+      # out; perf_tests/compare_runs.py makes the table from the four JSON files.
+      old_bin=${KMASK_OLD_BUILD:-build/old-cuda}/perf_tests/kmask_benchmarks
+      filter=${KMASK_COMPARE_FILTER:-segmented_binop/inplace/and/segments:(10|100|1000)/masks:(4|16)/bits:(1048576|16777216)/|segmented_binop/(inplace|alloc)/and/segments:(1000|10000)/masks:(4|16)/bits:(32|128)/|segmented_binop/alloc/and/segments:(10|100)/masks:4/bits:1048576/|count_set_bits/(20|24|27)|segmented_count_set_bits/ranges:1000/(20|24)|copy_bitmask/(20|24)/}
+      for round in 1 2; do
+        for build in old new; do
+          step "benchmarks ($build build, round $round)"
+          bin=$cuda_bin/perf_tests/kmask_benchmarks
+          [ $build = old ] && bin=$old_bin
+          KMASK_BENCH_NO_PEERS=1 bench "$bin" "compare-$build-$round" "${KMASK_COMPARE_MIN_TIME:-0.02}" "$filter" >/dev/null || rc=1
+        done
+      done
       ;;
     *) echo "unknown step $s"; rc=2 ;;
   esac
