@@ -10,20 +10,37 @@ moves between runs. new/old above 1.03 is flagged; a flag inside the spread is n
 """
 import argparse
 import json
+import re
 import sys
+
+
+def benchmarks(path):
+    """The file's cases; from a file a timeout cut short, the cases written in full."""
+    with open(path) as f:
+        text = f.read()
+    try:
+        return json.loads(text)["benchmarks"]
+    except json.JSONDecodeError:
+        found = []
+        for obj in re.findall(r'\{\s*"name":.*?\n    \}', text, re.S):
+            try:
+                found.append(json.loads(obj))
+            except json.JSONDecodeError:
+                pass
+        sys.stderr.write(f"{path}: cut short; {len(found)} complete cases read\n")
+        return found
 
 
 def load(paths):
     runs = []
     for p in paths:
-        with open(p) as f:
-            cases = {}
-            for b in json.load(f)["benchmarks"]:
-                if b.get("error_occurred"):
-                    continue
-                t = b.get("median_us", b.get("real_time"))
-                cases[b["name"].replace("/manual_time", "")] = float(t)
-            runs.append(cases)
+        cases = {}
+        for b in benchmarks(p):
+            if b.get("error_occurred"):
+                continue
+            t = b.get("median_us", b.get("real_time"))
+            cases[b["name"].replace("/manual_time", "")] = float(t)
+        runs.append(cases)
     return runs
 
 
