@@ -9,7 +9,6 @@
 #include <kmask/operators.hpp>
 #include <kmask/types.hpp>
 
-#include <cstdint>
 #include <utility>
 #include <vector>
 
@@ -117,25 +116,6 @@ size_type inplace_binop(const Op& op, const DestView& destination, const std::ve
   return inplace_binop(detail::space_of<DestView>{}, op, destination, masks, begin_bits, size_bits);
 }
 
-namespace detail {
-// The parent is `base` read from its bit `begin_bit` on.
-template <class ExecSpace, class Children>
-void superimpose_call(const ExecSpace& exec, const arg_names& names, const source_mask& base, size_type begin_bit,
-                      const Children& children, size_type size_bits,
-                      const Kokkos::View<size_type*, typename ExecSpace::memory_space>& child_null_counts) {
-  std::vector<size_type> offsets(children.size() + 1);
-  for (std::size_t c = 0; c < offsets.size(); ++c) offsets[c] = static_cast<size_type>(2 * c);
-  // Summed without overflow; used only once check_bit_span() below has accepted both.
-  const source_mask parent{base.words, base.extent_words,
-                           static_cast<size_type>(static_cast<std::uint64_t>(base.begin_bit) +
-                                                  static_cast<std::uint64_t>(begin_bit))};
-  const auto p = describe(names, superimpose_sources<Children>{parent, children}, children, size_bits, offsets);
-  check_bit_span(names.fn, "parent", base, begin_bit, size_bits);
-  const counter_arg counts = counter_of("child_null_counts", child_null_counts);
-  check_counter_extent(names.fn, counts.name, counts.extent, p.num_segments, counts.is_null);
-  inplace_call(exec, bit_and{}, p, child_null_counts);
-}
-}  // namespace detail
 
 /// \brief ANDs a parent's validity into each child in place: child bit `i` &= parent bit
 /// `parent_begin_bit + i`, for `i` in [0, size_bits); `child_null_counts(c)` gets child `c`'s new

@@ -5,30 +5,9 @@
 /// \brief Copying a bit range of a mask into a new mask that starts at bit 0.
 
 #include <kmask/detail/segmented_calls.hpp>
-#include <kmask/operators.hpp>
 #include <kmask/types.hpp>
 
-#include <vector>
-
 namespace kmask {
-
-namespace detail {
-template <class ExecSpace>
-Kokkos::View<word_type*, typename ExecSpace::memory_space> copy_bitmask_call(const ExecSpace& exec,
-                                                                             const arg_names& names,
-                                                                             const source_mask& mask,
-                                                                             size_type begin_bit, size_type end_bit) {
-  check_bit_range(names.fn, "mask", mask, begin_bit, end_bit);
-  const source_mask from{mask.words, mask.extent_words, mask.words == nullptr ? 0 : mask.begin_bit + begin_bit};
-  const std::vector<size_type> one_segment{0, 1};
-  // The null count is a by-product nobody asked for here.
-  return new_mask_call(exec, bit_or{},
-                       describe(names, prechecked<pointer_sources>{pointer_sources{&from, 1}}, no_dests{},
-                                end_bit - begin_bit, one_segment),
-                       false)
-      .first;
-}
-}  // namespace detail
 
 /// \brief A new mask holding bits [begin_bit, end_bit) of `mask`, bit `begin_bit` becoming bit 0.
 ///

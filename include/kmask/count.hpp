@@ -8,56 +8,14 @@
 /// source_mask (bits counted from its `begin_bit`). An absent mask (null view, or null words with
 /// extent 0) has every bit set.
 
-#include <kmask/detail/compat.hpp>
-#include <kmask/detail/count_kernels.hpp>
+#include <kmask/detail/count_calls.hpp>
 #include <kmask/detail/mask_lists.hpp>
-#include <kmask/detail/validation.hpp>
 #include <kmask/types.hpp>
 
 #include <type_traits>
 #include <vector>
 
 namespace kmask {
-
-namespace detail {
-template <class ExecSpace>
-size_type count_set_bits_call(const char* fn, const ExecSpace& exec, const source_mask& mask, size_type begin_bit,
-                              size_type end_bit) {
-  if (!check_bit_range(fn, "mask", mask, begin_bit, end_bit)) return end_bit - begin_bit;  // absent: all set
-  if (end_bit == begin_bit) return 0;
-  const size_type b = mask.begin_bit + begin_bit, e = mask.begin_bit + end_bit;
-  size_type total       = 0;
-  const word_type* m    = mask.words;
-  const size_type first = b / word_bits, stop = (e - 1) / word_bits + 1;
-  if constexpr (runs_on_host<ExecSpace>()) {
-    // A host thread per chunk of words, counted by a loop that vectorises (count_words_on_cpu).
-    constexpr size_type chunk = cpu_count_chunk_words;
-    Kokkos::parallel_reduce(
-        "kmask::count_set_bits::words",
-        Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<size_type>>(exec, 0, (stop - first + chunk - 1) / chunk),
-        KOKKOS_LAMBDA(size_type c, size_type & acc) {
-          const size_type w0 = first + c * chunk;
-          acc += count_words_on_cpu(m, w0, stop - w0 < chunk ? stop : w0 + chunk, b, e);
-        },
-        total);
-  } else {
-    Kokkos::parallel_reduce(
-        "kmask::count_set_bits::words", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<size_type>>(exec, first, stop),
-        KOKKOS_LAMBDA(size_type w, size_type & acc) { acc += set_bits_in_range(m[w], w, b, e); }, total);
-  }
-  exec.fence();
-  return total;
-}
-
-template <class ExecSpace>
-Kokkos::View<size_type*, typename ExecSpace::memory_space> segmented_count_call(const char* fn, const ExecSpace& exec,
-                                                                                const source_mask& mask,
-                                                                                const std::vector<size_type>& ranges,
-                                                                                bool unset) {
-  check_ranges(fn, mask, ranges);
-  return count_ranges(fn, exec, mask, ranges, unset);
-}
-}  // namespace detail
 
 /// \brief Number of set bits of `mask` in bits [begin_bit, end_bit).
 ///

@@ -52,7 +52,7 @@ struct segmented_result {
 /// descriptors into memory the plan owns. execute() then only launches kernels, so repeated runs
 /// over the same masks pay no host work. View arguments are kept alive by the plan; raw
 /// source_mask / dest_mask memory must outlive it. The plan reads the masks' contents at each
-/// execute(), not at construction. A plan holds no execution space instance.
+/// execute(), not at construction. A plan keeps none of the caller's execution space instances.
 template <class ExecSpace = Kokkos::DefaultExecutionSpace>
 class segmented_binop_plan {
  public:

@@ -160,9 +160,6 @@ team_shape count_shape_for(size_type words) {
   return {static_cast<int>(threads), threads, chunk, (words + chunk - 1) / chunk};
 }
 
-// The host counting chunk under its older name, for count_set_bits (count.hpp).
-constexpr size_type cpu_count_chunk_words = launch_tuning<Kokkos::DefaultHostExecutionSpace>::count_cpu_chunk_words;
-
 }  // namespace detail
 }  // namespace kmask
 

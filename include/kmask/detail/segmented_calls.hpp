@@ -7,9 +7,12 @@
 
 #include <kmask/detail/compat.hpp>
 #include <kmask/detail/segmented_encode.hpp>
+#include <kmask/operators.hpp>
 
+#include <cstdint>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace kmask {
 namespace detail {
@@ -91,6 +94,41 @@ std::pair<Kokkos::View<word_type*, typename ExecSpace::memory_space>, size_type>
   launch(p.names.fn, exec, op, e, strided_destinations{mask.data(), 0}, e.result(),
          static_cast<size_type>(mask.extent(0)));
   return {mask, want_count ? e.read_result(exec) : 0};
+}
+
+// The parent is `base` read from its bit `begin_bit` on.
+template <class ExecSpace, class Children>
+void superimpose_call(const ExecSpace& exec, const arg_names& names, const source_mask& base, size_type begin_bit,
+                      const Children& children, size_type size_bits,
+                      const Kokkos::View<size_type*, typename ExecSpace::memory_space>& child_null_counts) {
+  std::vector<size_type> offsets(children.size() + 1);
+  for (std::size_t c = 0; c < offsets.size(); ++c) offsets[c] = static_cast<size_type>(2 * c);
+  // Summed without overflow; used only once check_bit_span() below has accepted both.
+  const source_mask parent{base.words, base.extent_words,
+                           static_cast<size_type>(static_cast<std::uint64_t>(base.begin_bit) +
+                                                  static_cast<std::uint64_t>(begin_bit))};
+  const counter_arg counts = counter_of("child_null_counts", child_null_counts);
+  const auto p =
+      describe(names, superimpose_sources<Children>{parent, children}, children, size_bits, offsets, &counts);
+  check_bit_span(names.fn, "parent", base, begin_bit, size_bits);
+  inplace_call(exec, bit_and{}, p, child_null_counts);
+}
+
+// Bits [begin_bit, end_bit) of `mask` into a new mask from bit 0 (copy_bitmask).
+template <class ExecSpace>
+Kokkos::View<word_type*, typename ExecSpace::memory_space> copy_bitmask_call(const ExecSpace& exec,
+                                                                             const arg_names& names,
+                                                                             const source_mask& mask,
+                                                                             size_type begin_bit, size_type end_bit) {
+  check_bit_range(names.fn, "mask", mask, begin_bit, end_bit);
+  const source_mask from{mask.words, mask.extent_words, mask.words == nullptr ? 0 : mask.begin_bit + begin_bit};
+  const std::vector<size_type> one_segment{0, 1};
+  // The null count is a by-product nobody asked for here.
+  return new_mask_call(exec, bit_or{},
+                       describe(names, prechecked<pointer_sources>{pointer_sources{&from, 1}}, no_dests{},
+                                end_bit - begin_bit, one_segment),
+                       false)
+      .first;
 }
 
 // A plan's descriptors, in memory the plan owns; absent sources' ones are filled once here.
