@@ -30,7 +30,16 @@ template <class... Parts>
   throw std::out_of_range(message(fn, parts...));
 }
 
-size_type capacity_bits(size_type words) { return words > max_bits / word_bits ? max_bits : words * word_bits; }
+// A single mask argument `what`'s extent: not negative, and none for a null mask (an absent mask,
+// all valid). Returns whether the mask has words.
+bool check_mask_words(const char* fn, const char* what, const source_mask& mask) {
+  if (mask.extent_words < 0) invalid(fn, what, ".extent_words = ", mask.extent_words, " is negative");
+  if (mask.words != nullptr) return true;
+  if (mask.extent_words != 0)
+    invalid(fn, what, " is null but its extent is ", mask.extent_words,
+            " words (only an empty null mask reads as all valid)");
+  return false;
+}
 
 // "begin_bits[3]" or "masks[3].begin_bit".
 std::string begin_name(const arg_names& n, std::size_t j) {
@@ -59,12 +68,7 @@ bool check_mask_range(const char* fn, const char* what, const source_mask& mask,
                       size_type end_bit) {
   if (mask.begin_bit < 0) invalid(fn, what, ".begin_bit = ", mask.begin_bit, " is negative");
   if (mask.begin_bit > max_bits - end_bit) invalid(fn, what, ".begin_bit = ", mask.begin_bit, " is too large");
-  if (mask.extent_words < 0) invalid(fn, what, ".extent_words = ", mask.extent_words, " is negative");
-  if (mask.words == nullptr) {
-    if (mask.extent_words == 0) return false;  // absent: all valid
-    invalid(fn, what, " is null but its extent is ", mask.extent_words,
-            " words (only an empty null mask reads as all valid)");
-  }
+  if (!check_mask_words(fn, what, mask)) return false;  // absent: all valid
   const size_type b = mask.begin_bit + begin_bit, e = mask.begin_bit + end_bit;
   if (e > capacity_bits(mask.extent_words))
     out_of_range(fn, what, " bit range [", b, ", ", e, ") is past the ", capacity_bits(mask.extent_words),
@@ -125,12 +129,9 @@ void check_counter_extent(const char* fn, const char* what, size_type extent, si
 void check_ranges(const char* fn, const source_mask& mask, const std::vector<size_type>& ranges) {
   if (ranges.size() % 2 != 0)
     invalid(fn, "ranges.size() = ", ranges.size(), " is odd (ranges are {begin0, end0, begin1, end1, ...})");
-  if (mask.extent_words < 0) invalid(fn, "mask.extent_words = ", mask.extent_words, " is negative");
   if (mask.begin_bit < 0) invalid(fn, "mask.begin_bit = ", mask.begin_bit, " is negative");
   if (mask.begin_bit > max_bits) invalid(fn, "mask.begin_bit = ", mask.begin_bit, " is too large");
-  if (mask.words == nullptr && mask.extent_words != 0)
-    invalid(fn, "mask is null but its extent is ", mask.extent_words,
-            " words (only an empty null mask reads as all valid)");
+  check_mask_words(fn, "mask", mask);
   const size_type capacity = capacity_bits(mask.extent_words) - mask.begin_bit;
   for (std::size_t i = 0; i < ranges.size(); i += 2) {
     const size_type b = ranges[i], e = ranges[i + 1];

@@ -45,9 +45,7 @@ class owned_words {
   std::uint64_t* host() const { return direct ? device_.data() : host_.data(); }
   std::uint64_t* device() const { return device_.data(); }
   void upload(std::size_t begin, std::size_t end) const {
-    if (direct || end <= begin) return;
-    using pair = Kokkos::pair<std::size_t, std::size_t>;
-    Kokkos::deep_copy(exec_, Kokkos::subview(device_, pair(begin, end)), Kokkos::subview(host_, pair(begin, end)));
+    if (!direct) copy_words(exec_, device_, host_, begin, end);
   }
   // The plan keeps the words, not the instance it was built on.
   void forget_instance() { exec_ = ExecSpace{}; }
@@ -58,8 +56,7 @@ class owned_words {
   Kokkos::View<std::uint64_t*, Kokkos::HostSpace> host_;
 };
 
-// How stores are made: from the staging pool (one call) or owned (a plan).
-// A store of `device_words` words the kernels read, of which the host writes the first
+// How stores are made, from the staging pool (one call) or owned (a plan): a store of `device_words` words the kernels read, of which the host writes the first
 // `host_words`; `what` ends its allocations' labels ("<fn>::descriptors").
 template <class ExecSpace>
 struct pool_stores {
@@ -124,9 +121,9 @@ void fill_ones(const ExecSpace& exec, word_type* w, size_type n) {
 }
 
 // Describes problem `p` into stores made by `make`. Throws (before any destination or counter is
-// written) for the first invalid source, an address the form cannot hold, or overlapping
-// destinations. `chunked`: upload sources chunk by chunk while later ones are described (calls
-// without destinations, whose references never change after the pass).
+// written) for the first invalid source, an address the form cannot hold, a bad destination, or
+// overlapping destinations. Calls without destinations upload their sources chunk by chunk while
+// later ones are described (no staging can change a reference after the pass).
 template <class ExecSpace, class Sources, class Dests, class Make>
 encoded_call<ExecSpace, typename Make::store> encode(const ExecSpace& exec, const segmented_problem<Sources, Dests>& p,
                                                      const Make& make) {

@@ -28,6 +28,14 @@
 namespace kmask {
 namespace detail {
 
+// Enqueues the copy of words [begin, end) of `from` into `to` on `exec`.
+template <class ExecSpace, class To, class From>
+void copy_words(const ExecSpace& exec, const To& to, const From& from, std::size_t begin, std::size_t end) {
+  if (end <= begin) return;
+  using pair = Kokkos::pair<std::size_t, std::size_t>;
+  Kokkos::deep_copy(exec, Kokkos::subview(to, pair(begin, end)), Kokkos::subview(from, pair(begin, end)));
+}
+
 template <class ExecSpace>
 class staging_pool {
  public:
@@ -65,17 +73,11 @@ class staging_pool {
     std::uint64_t* device() const { return direct ? buf_->host.data() : buf_->device.data(); }
     // Enqueues the copy of words [begin, end) to the device on the call's instance.
     void upload(std::size_t begin, std::size_t end) const {
-      if (direct || end <= begin) return;
-      using pair = Kokkos::pair<std::size_t, std::size_t>;
-      Kokkos::deep_copy(exec_, Kokkos::subview(buf_->device, pair(begin, end)),
-                        Kokkos::subview(buf_->host, pair(begin, end)));
+      if (!direct) copy_words(exec_, buf_->device, buf_->host, begin, end);
     }
     // Enqueues the copy of words [begin, end) back to the host words.
     void download(std::size_t begin, std::size_t end) const {
-      if (direct || end <= begin) return;
-      using pair = Kokkos::pair<std::size_t, std::size_t>;
-      Kokkos::deep_copy(exec_, Kokkos::subview(buf_->host, pair(begin, end)),
-                        Kokkos::subview(buf_->device, pair(begin, end)));
+      if (!direct) copy_words(exec_, buf_->host, buf_->device, begin, end);
     }
 
    private:

@@ -27,6 +27,11 @@ struct arg_names {
   bool pointers       = false;
 };
 
+// Bits an allocation of `words` words holds, capped at max_bits (so a sum with it cannot overflow).
+KOKKOS_INLINE_FUNCTION size_type capacity_bits(size_type words) {
+  return words > max_bits / word_bits ? max_bits : words * word_bits;
+}
+
 // What the per-source check found. Ordered: the describing pass keeps the first index whose
 // status is not `ok` and, if none, the first absent one.
 enum class source_status : int { invalid = 0, absent = 1, ok = 2 };
@@ -37,8 +42,7 @@ enum class source_status : int { invalid = 0, absent = 1, ok = 2 };
 KOKKOS_INLINE_FUNCTION source_status check_source(const source_mask& m, size_type size_bits) {
   if (m.begin_bit < 0 || m.begin_bit > max_bits || m.extent_words < 0) return source_status::invalid;
   if (m.words == nullptr) return m.extent_words == 0 ? source_status::absent : source_status::invalid;
-  const size_type capacity = m.extent_words > max_bits / word_bits ? max_bits : m.extent_words * word_bits;
-  return m.begin_bit + size_bits <= capacity ? source_status::ok : source_status::invalid;
+  return m.begin_bit + size_bits <= capacity_bits(m.extent_words) ? source_status::ok : source_status::invalid;
 }
 
 void check_size_bits(const char* fn, size_type size_bits);
