@@ -10,7 +10,10 @@
 // serial_us (per call, one thread), speedup_vs_serial.
 //
 // Names: concurrency/<alloc|inplace|plan>/segments:S/masks:M/bits:B/host_threads:T, on 100 x 4 x
-// 2^20 bits and 2000 x 8 x 128 bits, AND, sources at shifted bit offsets.
+// 2^20 bits and 2000 x 8 x 128 bits, AND, sources at shifted bit offsets. Diagnostic forms split
+// the in-place call: host_pass (its host work alone), empty_launch (one Kokkos launch of a kernel
+// that does nothing: what launches from T threads can gain at all) and, on CUDA, empty_cuda_launch
+// (the same kernel launched with <<<>>>: the driver's share of that).
 //
 // Where this Kokkos has no independent instances of the space (Kokkos 3.4's Serial and OpenMP),
 // every case is skipped with the reason.
@@ -43,13 +46,20 @@ struct concurrency_shape {
   size_type size_bits;
 };
 
-enum class call_form { allocating, in_place, plan };
+// The call forms, and two diagnostic forms that split the in-place call: host_pass is its host
+// work alone (describe + encode into host memory: no lease, no upload, no launch); empty_launch
+// one Kokkos launch of a kernel that does nothing, and, on CUDA, empty_cuda_launch the same
+// launched with <<<>>> on the stream (so the driver's part and Kokkos' part of a launch separate).
+enum class call_form { allocating, in_place, plan, host_pass, empty_launch, empty_cuda_launch };
 
 const char* form_name(call_form f) {
   switch (f) {
     case call_form::allocating: return "alloc";
     case call_form::in_place: return "inplace";
-    default: return "plan";
+    case call_form::plan: return "plan";
+    case call_form::host_pass: return "host_pass";
+    case call_form::empty_launch: return "empty_launch";
+    default: return "empty_cuda_launch";
   }
 }
 
@@ -86,12 +96,14 @@ struct thread_case {
   std::vector<size_type> begin_bits, offsets;
   Kokkos::View<size_type*, memory_space> null_counts;
   std::unique_ptr<kmask::segmented_binop_plan<exec_space>> plan;
+  mutable std::vector<std::uint64_t> host_buffers[2];  // host_pass's descriptor memory
 };
 
 std::unique_ptr<thread_case> prepare(const exec_space& exec, const concurrency_shape& c, call_form form, int thread) {
   auto p  = std::make_unique<thread_case>();
   p->exec = exec;
-  for (size_type s = 0; s < c.segments; ++s) {
+  const bool launch_only = form == call_form::empty_launch || form == call_form::empty_cuda_launch;
+  for (size_type s = 0; s < (launch_only ? 0 : c.segments); ++s) {
     p->offsets.push_back(static_cast<size_type>(p->sources.size()));
     for (size_type k = 0; k < c.masks_per_segment; ++k) {
       const size_type j = static_cast<size_type>(p->sources.size());
@@ -115,6 +127,29 @@ std::unique_ptr<thread_case> prepare(const exec_space& exec, const concurrency_s
   return p;
 }
 
+// Descriptor memory in plain host memory the thread owns, for host_pass: encode() writes into it
+// as into a lease, and nothing is uploaded.
+struct host_words_store {
+  std::vector<std::uint64_t>* words;
+  std::uint64_t* host() const { return words->data(); }
+  std::uint64_t* device() const { return words->data(); }
+  void upload(std::size_t, std::size_t) const {}
+  void download(std::size_t, std::size_t) const {}
+};
+struct host_words_stores {
+  using store = host_words_store;
+  std::vector<std::uint64_t>* buffers;  // two: descriptors, scratch
+  store operator()(const exec_space&, std::size_t device_words, std::size_t host_words, const char* what) const {
+    std::vector<std::uint64_t>& b = buffers[std::string(what) == "scratch" ? 1 : 0];
+    if (b.size() < std::max(device_words, host_words)) b.resize(std::max(device_words, host_words));
+    return {&b};
+  }
+};
+
+#if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDACC__)
+__global__ void empty_cuda_kernel() {}
+#endif
+
 // One call of `form` on the thread's instance. The allocating form waits for its result before
 // releasing it (as an engine reading it would, and as bench_segmented_binop's allocating case does).
 void call_once(const thread_case& p, const concurrency_shape& c, call_form form) {
@@ -129,6 +164,32 @@ void call_once(const thread_case& p, const concurrency_shape& c, call_form form)
                                      p.offsets, p.null_counts);
       break;
     case call_form::plan: p.plan->execute(p.exec, kmask::bit_and{}, p.null_counts); break;
+    case call_form::host_pass: {
+      using views = Kokkos::View<word_type*, memory_space>;
+      const auto e = kmask::detail::encode(
+          p.exec,
+          kmask::detail::describe(kmask::detail::arg_names{"bench::host_pass"},
+                                  kmask::detail::view_sources<views>{p.sources.data(), p.begin_bits.data(),
+                                                                      p.sources.size()},
+                                  kmask::detail::view_dests<views>{p.destinations.data(), p.destinations.size()},
+                                  c.size_bits, p.offsets),
+          host_words_stores{p.host_buffers});
+      benchmark::DoNotOptimize(e.num_segments);
+      break;
+    }
+    case call_form::empty_cuda_launch:
+#if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDACC__)
+      empty_cuda_kernel<<<1, 1, 0, p.exec.cuda_stream()>>>();
+#endif
+      break;
+    case call_form::empty_launch: {
+      // The floor under every asynchronous call: one Kokkos kernel launch that does nothing.
+      const auto counts = p.null_counts;
+      Kokkos::parallel_for(
+          "bench::empty_launch", Kokkos::RangePolicy<exec_space, Kokkos::IndexType<size_type>>(p.exec, 0, 1),
+          KOKKOS_LAMBDA(size_type) { (void)counts; });
+      break;
+    }
   }
 }
 
@@ -310,11 +371,18 @@ std::string case_name(call_form form, const concurrency_shape& c, int threads) {
 bool register_concurrency_benchmarks() {
   for (const concurrency_shape& c : {concurrency_shape{100, 4, size_type{1} << 20}, concurrency_shape{2000, 8, 128}})
     for (int threads : {1, 2, 4, 8})
-      for (call_form form : {call_form::allocating, call_form::in_place, call_form::plan})
+      for (call_form form : {call_form::allocating, call_form::in_place, call_form::plan, call_form::host_pass,
+                             call_form::empty_launch, call_form::empty_cuda_launch}) {
+        const bool shape_free = form == call_form::empty_launch || form == call_form::empty_cuda_launch;
+        if (shape_free && c.segments != 100) continue;  // once per T
+#if !defined(KOKKOS_ENABLE_CUDA)
+        if (form == call_form::empty_cuda_launch) continue;
+#endif
         benchmark::RegisterBenchmark(case_name(form, c, threads).c_str(),
                                      [c, form, threads](benchmark::State& s) { run_concurrency(s, c, form, threads); })
             ->UseManualTime()
             ->Unit(benchmark::kMicrosecond);
+      }
   return true;
 }
 

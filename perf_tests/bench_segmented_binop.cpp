@@ -84,9 +84,7 @@ void run_inplace(benchmark::State& state, segmented_case c, Op op) {
     return;
   }
   const auto p = prepare(exec, c);
-  for (auto _ : state) {
-    state.SetIterationTime(time_once(exec, [&] { p->plan->execute(exec, op, p->null_counts); }));
-  }
+  timed_calls(state, exec, [&] { p->plan->execute(exec, op, p->null_counts); });
   const double ours = time_median(exec, [&] { p->plan->execute(exec, op, p->null_counts); });
   set_rates(state, p->bytes);
   state.counters["median_us"] = ours * 1e6;
@@ -111,7 +109,7 @@ void run_allocating(benchmark::State& state, segmented_case c) {
     const auto r = kmask::segmented_binop(exec, kmask::bit_and{}, p->sources, p->begin_bits, c.size_bits, p->offsets);
     exec.fence();  // the result must be complete before its views are released
   };
-  for (auto _ : state) state.SetIterationTime(time_once(exec, call));
+  timed_calls(state, exec, call);
   const double ours = time_median(exec, call);
   set_rates(state, p->bytes);
   state.counters["median_us"] = ours * 1e6;

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace kmask_bench {
@@ -42,6 +43,93 @@ double time_once(const exec_space& exec, F&& f) {
   f();
   exec.fence();
   return timer.seconds();
+}
+
+// GPU time of the work enqueued on one instance between start() and stop(): CUDA events recorded
+// on the instance's stream, so it is what raw-CUDA kernels' event timings report. Elsewhere (host
+// backends) there is no separate device clock and measured() is false.
+class gpu_clock {
+ public:
+#if defined(KOKKOS_ENABLE_CUDA)
+  static constexpr bool measured() { return std::is_same<exec_space, Kokkos::Cuda>::value; }
+  gpu_clock() {
+    cudaEventCreate(&start_);
+    cudaEventCreate(&stop_);
+  }
+  ~gpu_clock() {
+    cudaEventDestroy(start_);
+    cudaEventDestroy(stop_);
+  }
+  void start(const exec_space& exec) { cudaEventRecord(start_, exec.cuda_stream()); }
+  void stop(const exec_space& exec) { cudaEventRecord(stop_, exec.cuda_stream()); }
+  // After the instance has been fenced.
+  double seconds() const {
+    float ms = 0;
+    cudaEventElapsedTime(&ms, start_, stop_);
+    return 1e-3 * static_cast<double>(ms);
+  }
+
+ private:
+  cudaEvent_t start_ = nullptr, stop_ = nullptr;
+#else
+  static constexpr bool measured() { return false; }
+  gpu_clock() = default;
+  void start(const exec_space&) {}
+  void stop(const exec_space&) {}
+  double seconds() const { return 0; }
+#endif
+  gpu_clock(const gpu_clock&)            = delete;
+  gpu_clock& operator=(const gpu_clock&) = delete;
+};
+
+// Per-call times of a benchmark's timed iterations: host wall time of the fenced region and, on
+// CUDA, the GPU time between events recorded on the stream at its start and end. Reported as the
+// mean GPU time (gpu_us) and the host time's p50 / p90 / p99 over the iterations (one call each),
+// so the tail of a call is in the record next to its mean.
+class call_times {
+ public:
+  template <class F>
+  double time(const exec_space& exec, F&& f) {
+    exec.fence();
+    Kokkos::Timer timer;
+    clock_.start(exec);
+    f();
+    clock_.stop(exec);
+    exec.fence();
+    const double host = timer.seconds();
+    host_.push_back(host);
+    if (gpu_clock::measured()) gpu_.push_back(clock_.seconds());
+    return host;
+  }
+  void report(benchmark::State& state) {
+    if (host_.empty()) return;
+    state.counters["host_p50_us"] = 1e6 * quantile(host_, 0.50);
+    state.counters["host_p90_us"] = 1e6 * quantile(host_, 0.90);
+    state.counters["host_p99_us"] = 1e6 * quantile(host_, 0.99);
+    if (!gpu_.empty()) {
+      double sum = 0;
+      for (double g : gpu_) sum += g;
+      state.counters["gpu_us"]     = 1e6 * sum / static_cast<double>(gpu_.size());
+      state.counters["gpu_p50_us"] = 1e6 * quantile(gpu_, 0.50);
+    }
+  }
+
+ private:
+  static double quantile(std::vector<double> v, double q) {
+    std::sort(v.begin(), v.end());
+    const std::size_t i = std::min(v.size() - 1, static_cast<std::size_t>(q * static_cast<double>(v.size())));
+    return v[i];
+  }
+  gpu_clock clock_;
+  std::vector<double> host_, gpu_;
+};
+
+// The timed loop most cases use: one fenced call per iteration, its host time the iteration's time.
+template <class F>
+void timed_calls(benchmark::State& state, const exec_space& exec, F&& f) {
+  call_times times;
+  for (auto _ : state) state.SetIterationTime(times.time(exec, f));
+  times.report(state);
 }
 
 // Median of repeated fenced runs of f (after one warm-up): at least 3, at most 50, ~50 ms total.

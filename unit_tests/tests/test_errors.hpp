@@ -226,8 +226,9 @@ TEST(TEST_CATEGORY, errors_segmented_binop_family_rejects_bad_input_and_writes_n
   errors::expect_rejected<IA>(kept, seg(good.masks, good.begins, bits, {1, 0}), s + "segment_offsets[1] = 0 is less than segment_offsets[0] = 1");
   errors::expect_rejected<OR>(kept, seg(good.masks, good.begins, bits, {0, 7}), s + "segment_offsets[1] = 7 is outside [0, masks.size() = 3]");
   {
-    // Enough sources that they are described on host threads, then enough that they are uploaded in
-    // chunks (the bad one in the second): the first bad one is still named.
+    // Enough sources that a host call describes them on host threads, then enough that they are
+    // uploaded in chunks (the bad one in the second; a device call threads whole chunks): the
+    // first bad one is still named.
     constexpr std::size_t n = 5000, chunk = kmask::detail::upload_chunk_sources;
     static_assert(n >= kmask::detail::parallel_pass_min_sources && n < chunk, "one threaded chunk");
     std::vector<size_type> begins(n, 0);

@@ -85,6 +85,7 @@ template <class ExecSpace>
 class completion_marker {
  public:
   void record(const ExecSpace& exec) { exec.fence(); }
+  bool known_finished() const { return true; }
   bool finished() const { return true; }
   void wait() const {}
 };
@@ -110,6 +111,7 @@ class completion_marker<Kokkos::Cuda> {
   completion_marker(const completion_marker&)            = delete;
   completion_marker& operator=(const completion_marker&) = delete;
   void record(const Kokkos::Cuda& exec) {
+    done_ = false;
     if (event_ == nullptr || cudaEventRecord(event_, exec.cuda_stream()) != cudaSuccess) {
       exec.fence();  // no event: fall back to the caller's own stream, still correct
       recorded_ = false;
@@ -117,14 +119,21 @@ class completion_marker<Kokkos::Cuda> {
     }
     recorded_ = true;
   }
-  bool finished() const { return !recorded_ || cudaEventQuery(event_) != cudaErrorNotReady; }
+  // Answered from memory once the event has been seen complete: a query is a driver call.
+  bool known_finished() const { return !recorded_ || done_; }
+  bool finished() const {
+    if (!known_finished() && cudaEventQuery(event_) != cudaErrorNotReady) done_ = true;
+    return known_finished();
+  }
   void wait() const {
-    if (recorded_) cudaEventSynchronize(event_);
+    if (!known_finished()) cudaEventSynchronize(event_);
+    done_ = true;
   }
 
  private:
   cudaEvent_t event_ = nullptr;
   bool recorded_     = false;
+  mutable bool done_ = false;
 };
 
 template <>

@@ -110,6 +110,7 @@ struct encoded_call {
 // Sources described per upload of a large one-shot call: each chunk's copy to the device runs
 // while the next chunk is described.
 constexpr std::size_t upload_chunk_sources = 32768;
+static_assert(device_call_parallel_pass_min_sources <= upload_chunk_sources, "kmask: a device call's pass can thread");
 
 // Fills `n` words at `w` with ~0 on `exec`.
 template <class ExecSpace>

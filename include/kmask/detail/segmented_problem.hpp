@@ -83,6 +83,9 @@ struct pass_result {
 
 // Below this many sources the pass stays on the calling thread: starting host threads costs more.
 constexpr std::size_t parallel_pass_min_sources = 4096;
+// A device call's pass would borrow the application's host threads, which then spin-wait for
+// milliseconds and slow its other threads three-fold: only a whole upload chunk is worth that.
+constexpr std::size_t device_call_parallel_pass_min_sources = 32768;
 
 // Where a call on ExecSpace runs its threaded host pass: a host ExecSpace's own instance (the
 // caller chose its threads), otherwise the default host execution space, when this thread may.
@@ -112,7 +115,9 @@ pass_result source_pass(const ExecSpace& exec, const Sources& sources, size_type
     return st == source_status::absent ? n + j : 2 * n;
   };
   std::size_t found = 2 * n;
-  if (last - first < parallel_pass_min_sources || !threaded_pass_allowed(exec)) {
+  constexpr std::size_t min_sources =
+      runs_on_host<ExecSpace>() ? parallel_pass_min_sources : device_call_parallel_pass_min_sources;
+  if (last - first < min_sources || !threaded_pass_allowed(exec)) {
     for (std::size_t j = first; j < last; ++j) {
       const std::size_t k = key(j);
       if (k < found) found = k;

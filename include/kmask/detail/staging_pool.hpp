@@ -46,6 +46,8 @@ class staging_pool {
   // Buffers (leased or still read by enqueued work) past which a call waits for one last used on
   // its own queue rather than allocate another: bounds the pool when one thread enqueues many calls.
   static constexpr std::size_t max_buffers = 64;
+  // Completion questions one lease may ask (see take_finished).
+  static constexpr int max_queries = 4;
 
   struct buffer {
     Kokkos::View<std::uint64_t*, staging_space> host;   // what the host writes
@@ -156,12 +158,15 @@ class staging_pool {
   }
 
   // The smallest finished buffer that fits, else the largest finished one (the caller grows it).
+  // Buffers not yet seen finished are asked, oldest first, at most `max_queries` of them: each
+  // question is a driver call made under the mutex, which every caller's lease waits for.
   std::unique_ptr<buffer> take_finished(std::size_t device_words, std::size_t host_words) {
-    std::size_t best = free_.size();
-    bool best_fits   = false;
+    std::size_t best  = free_.size();
+    bool best_fits    = false;
+    int queries_left  = max_queries;
     for (std::size_t i = 0; i < free_.size(); ++i) {
       const buffer& b = *free_[i];
-      if (!b.marker.finished()) continue;
+      if (!b.marker.known_finished() && (queries_left-- <= 0 || !b.marker.finished())) continue;
       const bool fits = b.fits(device_words, host_words);
       if (best == free_.size() || (fits && !best_fits) ||
           (fits == best_fits && (fits ? b.device_words() < free_[best]->device_words()
