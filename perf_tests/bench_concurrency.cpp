@@ -134,7 +134,6 @@ struct host_words_store {
   std::uint64_t* host() const { return words->data(); }
   std::uint64_t* device() const { return words->data(); }
   void upload(std::size_t, std::size_t) const {}
-  void download(std::size_t, std::size_t) const {}
 };
 struct host_words_stores {
   using store = host_words_store;

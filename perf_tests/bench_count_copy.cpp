@@ -72,6 +72,26 @@ void segmented_count_set(benchmark::State& state) {
   time_and_report(state, exec, static_cast<double>(bits / 8), call);
 }
 
+// The in-place form over R ranges tiling the mask off word boundaries: counts stay on the device.
+void inplace_segmented_count_set(benchmark::State& state) {
+  exec_space exec;
+  const size_type bits = size_type{1} << state.range(0);
+  const size_type n    = state.range(1);
+  if (too_big(state, bits / 4)) return;
+  const auto m = random_mask(exec, bits);
+  std::vector<size_type> ranges;
+  const size_type step = bits / n;
+  for (size_type r = 0; r < n; ++r) {
+    ranges.push_back(r * step + (r % 7));
+    ranges.push_back(std::min(bits, (r + 1) * step + 3));
+  }
+  Kokkos::View<size_type*, memory_space> counts(Kokkos::view_alloc(exec, "bench::counts"), n);
+  const auto call = [&] { kmask::inplace_segmented_count_set_bits(exec, m, ranges, counts); };
+  time_and_report(state, exec, static_cast<double>(bits / 8), call);
+  // What the ranges' upload alone costs (16 bytes a range, from page-locked memory).
+  state.counters["upload_us"] = 1e6 * descriptor_upload_time(exec, static_cast<std::size_t>(2 * n));
+}
+
 void copy_bits(benchmark::State& state) {
   exec_space exec;
   const size_type bits = size_type{1} << state.range(0);
@@ -80,6 +100,13 @@ void copy_bits(benchmark::State& state) {
   const size_type b = state.range(1);
   const auto call   = [&] { benchmark::DoNotOptimize(kmask::copy_bitmask(exec, m, b, bits)); };
   time_and_report(state, exec, 2.0 * static_cast<double>((bits - b) / 8), call);
+  // Allocating and releasing a result of that size alone, fenced: the call's part that is Kokkos'
+  // and the driver's (cudaMalloc, cudaFree on CUDA).
+  state.counters["alloc_us"] = 1e6 * time_median(exec, [&] {
+    const Kokkos::View<word_type*, memory_space> r(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "bench::mask"),
+                                                  kmask::allocation_size_bytes(bits - b) / sizeof(word_type));
+    exec.fence();
+  });
 }
 
 }  // namespace
@@ -91,6 +118,12 @@ void register_count_copy_benchmarks() {
         ->Arg(log_bits)
         ->UseManualTime()
         ->Unit(benchmark::kMicrosecond);
+    if (log_bits == 27)
+      for (int n : {1000, 100000})
+        benchmark::RegisterBenchmark("inplace_segmented_count_set_bits", inplace_segmented_count_set)
+            ->Args({log_bits, n})
+            ->UseManualTime()
+            ->Unit(benchmark::kMicrosecond);
     for (int begin : {0, 3})
       benchmark::RegisterBenchmark("copy_bitmask", copy_bits)
           ->Args({log_bits, begin})

@@ -108,6 +108,55 @@ Kokkos::View<size_type*, typename ExecSpace::memory_space> segmented_count_unset
   return detail::segmented_count_call(fn, exec, mask, ranges, true);
 }
 
+/// \brief segmented_count_set_bits() into the caller's `counts` (counts(r) for range r), allocating
+/// nothing: the form a table's per-column counts use when they stay on the device. Asynchronous.
+/// \throws as segmented_count_set_bits(), and std::invalid_argument for a null `counts` /
+///         std::out_of_range for counts.extent(0) < ranges.size() / 2, before anything is written.
+template <class ExecSpace>
+void inplace_segmented_count_set_bits(const ExecSpace& exec,
+                                      const Kokkos::View<const word_type*, typename ExecSpace::memory_space>& mask,
+                                      const std::vector<size_type>& ranges,
+                                      const Kokkos::View<size_type*, typename ExecSpace::memory_space>& counts) {
+  static_assert(Kokkos::is_execution_space<ExecSpace>::value,
+                "kmask::inplace_segmented_count_set_bits: the first argument must be a Kokkos execution space");
+  constexpr const char* fn = "kmask::inplace_segmented_count_set_bits";
+  detail::scoped_region region(fn);
+  detail::inplace_segmented_count_call(fn, exec, detail::as_source(mask), ranges, counts, false);
+}
+
+/// inplace_segmented_count_set_bits() of a raw mask (ranges counted from `mask.begin_bit`).
+template <class ExecSpace, class = std::enable_if_t<Kokkos::is_execution_space<ExecSpace>::value>>
+void inplace_segmented_count_set_bits(const ExecSpace& exec, const source_mask& mask,
+                                      const std::vector<size_type>& ranges,
+                                      const Kokkos::View<size_type*, typename ExecSpace::memory_space>& counts) {
+  constexpr const char* fn = "kmask::inplace_segmented_count_set_bits";
+  detail::scoped_region region(fn);
+  detail::inplace_segmented_count_call(fn, exec, mask, ranges, counts, false);
+}
+
+/// Unset bits of `mask` in each range into `counts`; as inplace_segmented_count_set_bits().
+template <class ExecSpace>
+void inplace_segmented_count_unset_bits(const ExecSpace& exec,
+                                        const Kokkos::View<const word_type*, typename ExecSpace::memory_space>& mask,
+                                        const std::vector<size_type>& ranges,
+                                        const Kokkos::View<size_type*, typename ExecSpace::memory_space>& counts) {
+  static_assert(Kokkos::is_execution_space<ExecSpace>::value,
+                "kmask::inplace_segmented_count_unset_bits: the first argument must be a Kokkos execution space");
+  constexpr const char* fn = "kmask::inplace_segmented_count_unset_bits";
+  detail::scoped_region region(fn);
+  detail::inplace_segmented_count_call(fn, exec, detail::as_source(mask), ranges, counts, true);
+}
+
+/// inplace_segmented_count_unset_bits() of a raw mask (ranges counted from `mask.begin_bit`).
+template <class ExecSpace, class = std::enable_if_t<Kokkos::is_execution_space<ExecSpace>::value>>
+void inplace_segmented_count_unset_bits(const ExecSpace& exec, const source_mask& mask,
+                                        const std::vector<size_type>& ranges,
+                                        const Kokkos::View<size_type*, typename ExecSpace::memory_space>& counts) {
+  constexpr const char* fn = "kmask::inplace_segmented_count_unset_bits";
+  detail::scoped_region region(fn);
+  detail::inplace_segmented_count_call(fn, exec, mask, ranges, counts, true);
+}
+
 /// count_set_bits() on the execution space of the view's memory space.
 template <class View, class = std::enable_if_t<Kokkos::is_view<View>::value>>
 size_type count_set_bits(const View& mask, size_type begin_bit, size_type end_bit) {
@@ -129,6 +178,16 @@ template <class View, class = std::enable_if_t<Kokkos::is_view<View>::value>>
 Kokkos::View<size_type*, typename detail::space_of<View>::memory_space> segmented_count_unset_bits(
     const View& mask, const std::vector<size_type>& ranges) {
   return segmented_count_unset_bits(detail::space_of<View>{}, mask, ranges);
+}
+/// inplace_segmented_count_set_bits() on the execution space of the views' memory space.
+template <class View, class Counts, class = std::enable_if_t<Kokkos::is_view<View>::value>>
+void inplace_segmented_count_set_bits(const View& mask, const std::vector<size_type>& ranges, const Counts& counts) {
+  inplace_segmented_count_set_bits(detail::space_of<View>{}, mask, ranges, counts);
+}
+/// inplace_segmented_count_unset_bits() on the execution space of the views' memory space.
+template <class View, class Counts, class = std::enable_if_t<Kokkos::is_view<View>::value>>
+void inplace_segmented_count_unset_bits(const View& mask, const std::vector<size_type>& ranges, const Counts& counts) {
+  inplace_segmented_count_unset_bits(detail::space_of<View>{}, mask, ranges, counts);
 }
 
 }  // namespace kmask

@@ -1,4 +1,5 @@
-// count_set_bits, count_unset_bits, segmented_count_set_bits, segmented_count_unset_bits.
+// count_set_bits, count_unset_bits, segmented_count_set_bits, segmented_count_unset_bits and their
+// in-place forms.
 
 TEST(TEST_CATEGORY, count_bits_random_ranges) {
   TEST_EXECSPACE exec;
@@ -73,4 +74,51 @@ TEST(TEST_CATEGORY, segmented_count_many_ranges) {
   for (std::size_t r = 0; r < set.size(); ++r)
     ASSERT_EQ(set[r], ref::count_set(host, ranges[2 * r], ranges[2 * r + 1])) << "range " << r;
   EXPECT_EQ(counts_to_host(kmask::segmented_count_set_bits(exec, dev, {})).size(), 0u);
+}
+
+// The in-place forms write exactly counts(0 .. n-1): the entries past them keep their poison; the
+// raw form counts from the source's begin bit; an absent mask counts as all valid.
+TEST(TEST_CATEGORY, inplace_segmented_count_writes_only_its_counts) {
+  TEST_EXECSPACE exec;
+  using MS        = typename TEST_EXECSPACE::memory_space;
+  const auto seed = base_seed() + 14;
+  SCOPED_TRACE(seed_note(seed));
+  std::mt19937_64 rng(seed);
+  for (int iter = 0; iter < 12; ++iter) {
+    const std::size_t words = 1 + rng() % (iter % 3 == 0 ? 5000 : 200);
+    const auto host         = random_words(rng, words);
+    const auto dev          = to_device<TEST_EXECSPACE>(host);
+    const size_type total   = static_cast<size_type>(words) * 32;
+    const size_type shift   = static_cast<size_type>(rng() % 40) % (total + 1);  // the raw form's begin bit
+    std::vector<size_type> ranges;
+    const int n = static_cast<int>(rng() % 40);
+    for (int r = 0; r < n; ++r) {
+      const size_type b = static_cast<size_type>(rng() % (total - shift + 1));
+      ranges.push_back(b);
+      ranges.push_back(r % 5 == 0 ? b : b + static_cast<size_type>(rng() % (total - shift - b + 1)));
+    }
+    const std::size_t extra = 3;
+    Kokkos::View<size_type*, MS> set("set", ranges.size() / 2 + extra), unset("unset", ranges.size() / 2 + extra),
+        absent("absent", ranges.size() / 2 + extra);
+    Kokkos::deep_copy(set, size_type{-777});
+    Kokkos::deep_copy(unset, size_type{-777});
+    Kokkos::deep_copy(absent, size_type{-777});
+    kmask::inplace_segmented_count_set_bits(exec, dev, ranges, set);
+    kmask::inplace_segmented_count_unset_bits(exec, kmask::source_mask{dev.data(), static_cast<size_type>(words), shift},
+                                              ranges, unset);
+    kmask::inplace_segmented_count_set_bits(exec, kmask::source_mask{nullptr, 0, 0}, ranges, absent);
+    exec.fence();
+    const auto s = counts_to_host(set), u = counts_to_host(unset), a = counts_to_host(absent);
+    for (std::size_t r = 0; r < ranges.size() / 2; ++r) {
+      const size_type b = ranges[2 * r], e = ranges[2 * r + 1];
+      EXPECT_EQ(s[r], ref::count_set(host, b, e)) << "range " << r;
+      EXPECT_EQ(u[r], (e - b) - ref::count_set(host, shift + b, shift + e)) << "range " << r << ", shift " << shift;
+      EXPECT_EQ(a[r], e - b) << "range " << r;
+    }
+    for (std::size_t r = ranges.size() / 2; r < s.size(); ++r) {
+      EXPECT_EQ(s[r], -777) << "entry " << r << " past the ranges was written";
+      EXPECT_EQ(u[r], -777) << "entry " << r << " past the ranges was written";
+      EXPECT_EQ(a[r], -777) << "entry " << r << " past the ranges was written";
+    }
+  }
 }

@@ -343,6 +343,16 @@ TEST(TEST_CATEGORY, errors_superimpose_count_copy_create_reject_bad_input) {
   errors::expect_rejected<IA>(kept, [&] { kmask::segmented_count_unset_bits(exec, null4, {0, 0, 0, 1}); },
                               su + "mask is null but its extent is 4 words");
 
+  // inplace_segmented_count_set_bits / inplace_segmented_count_unset_bits: the range rows, then the counts
+  const std::string is = "kmask::inplace_segmented_count_set_bits: ", iu = "kmask::inplace_segmented_count_unset_bits: ";
+  errors::expect_rejected<IA>(kept, [&] { kmask::inplace_segmented_count_set_bits(exec, parent, {0, 4, 7}, counts); }, is + "ranges.size() = 3 is odd");
+  errors::expect_rejected<OR>(kept, [&] { kmask::inplace_segmented_count_unset_bits(exec, parent, {0, 4, 100, 200}, counts); },
+                              iu + "ranges[3] = 200 is past the 128 bits of mask (4 words)");
+  errors::expect_rejected<IA>(kept, [&] { kmask::inplace_segmented_count_set_bits(exec, parent, {0, 4}, Kokkos::View<size_type*, MS>()); },
+                              is + "counts is a null view but 1 counts are written to it");
+  errors::expect_rejected<OR>(kept, [&] { kmask::inplace_segmented_count_unset_bits(exec, parent, {0, 4, 1, 2, 3, 3}, counts); },
+                              iu + "counts.extent(0) = 2 is less than the 3 needed");
+
   // copy_bitmask
   const std::string cb = "kmask::copy_bitmask: ";
   errors::expect_rejected<OR>(kept, [&] { kmask::copy_bitmask(exec, parent, 64, 160); }, cb + "mask bit range [64, 160) is past the 128 bits of the view (4 words)");

@@ -52,6 +52,27 @@ KOKKOS_INLINE_FUNCTION size_type count_words_on_cpu(const word_type* m, size_typ
   return set;
 }
 
+// Set bits of the words first + t, first + t + T, ... below `stop` of `m` inside bits
+// [begin, end): part t of T of a GPU team's block of at most T x Items words (thread t of T reads
+// them, so each load instruction of a warp reads 32 consecutive words), `Items` loads unrolled so
+// all are in flight before any is counted. The caller sums the T parts.
+template <int Items>
+KOKKOS_FORCEINLINE_FUNCTION size_type count_block_on_gpu(size_type t, size_type threads, const word_type* m,
+                                                         size_type first, size_type stop, size_type begin,
+                                                         size_type end) {
+  const size_type w0 = first + t;
+  word_type words[Items];
+#pragma unroll
+  for (int i = 0; i < Items; ++i) {
+    const size_type w = w0 + i * threads;
+    words[i]          = w < stop ? m[w] : word_type{0};
+  }
+  size_type set = 0;
+#pragma unroll
+  for (int i = 0; i < Items; ++i) set += set_bits_in_range(words[i], w0 + i * threads, begin, end);
+  return set;
+}
+
 template <class ExecSpace>
 struct range_count_functor {
   using memory_space = typename ExecSpace::memory_space;
@@ -84,28 +105,28 @@ struct range_count_functor {
     if constexpr (on_host) {
       set = count_words_on_cpu(m, first, stop, begin, end);
     } else {
+      constexpr int items = static_cast<int>(launch_tuning<ExecSpace>::count_gpu_items);
       Kokkos::parallel_reduce(
-          Kokkos::TeamThreadRange(team, first, stop),
-          [&](size_type w, size_type& acc) { acc += set_bits_in_range(m[w], w, begin, end); }, set);
+          Kokkos::TeamThreadRange(team, team.team_size()),
+          [&](int t, size_type& acc) {
+            acc += count_block_on_gpu<items>(t, team.team_size(), m, first, stop, begin, end);
+          },
+          set);
     }
     Kokkos::single(Kokkos::PerTeam(team), [&]() { atomic_add_count(&counts(r), unset ? -set : set); });
   }
 };
 
 // Enqueues counts(r) = set bits (or, `unset`, unset bits) of `mask` in its bits
-// [ranges[2r], ranges[2r+1]) for every r, counted from mask.begin_bit; ranges checked. The ranges
-// travel in a staging lease, so nothing but the counts is allocated. An absent mask has every bit set.
+// [ranges[2r], ranges[2r+1]) for every r, counted from mask.begin_bit; ranges and counts checked.
+// The ranges travel in a staging lease, so nothing is allocated. An absent mask has every bit set.
 template <class ExecSpace>
-Kokkos::View<size_type*, typename ExecSpace::memory_space> count_ranges(const char* fn, const ExecSpace& exec,
-                                                                        const source_mask& mask,
-                                                                        const std::vector<size_type>& ranges,
-                                                                        bool unset) {
-  using memory_space    = typename ExecSpace::memory_space;
+void count_ranges_into(const char* fn, const ExecSpace& exec, const source_mask& mask,
+                       const std::vector<size_type>& ranges, bool unset,
+                       const Kokkos::View<size_type*, typename ExecSpace::memory_space>& counts) {
   const std::string pre = std::string(fn) + "::";
   const size_type n     = static_cast<size_type>(ranges.size() / 2);
-  Kokkos::View<size_type*, memory_space> counts(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, pre + "counts"),
-                                                n);
-  if (n == 0) return counts;
+  if (n == 0) return;
   const size_type base = mask.words == nullptr ? 0 : mask.begin_bit;
   // Size the teams for the longest range, then give each range as many teams as it needs.
   size_type longest = 0;
@@ -137,10 +158,23 @@ Kokkos::View<size_type*, typename ExecSpace::memory_space> count_ranges(const ch
         const size_type len = dev[2 * r + 1] - dev[2 * r];
         counts(r)           = absent ? (unset ? 0 : len) : (unset ? len : 0);
       });
-  if (league == 0) return counts;
+  if (league == 0) return;
   range_count_functor<ExecSpace> f{mask.words, dev, dev + 2 * n, counts, n, shape.words_per_team, unset};
   Kokkos::parallel_for(pre + "words", Kokkos::TeamPolicy<ExecSpace>(exec, static_cast<int>(league), shape.team_size),
                        f);
+}
+
+// count_ranges_into() a new view of ranges.size() / 2 counts, labelled "<fn>::counts".
+template <class ExecSpace>
+Kokkos::View<size_type*, typename ExecSpace::memory_space> count_ranges(const char* fn, const ExecSpace& exec,
+                                                                        const source_mask& mask,
+                                                                        const std::vector<size_type>& ranges,
+                                                                        bool unset) {
+  using memory_space = typename ExecSpace::memory_space;
+  Kokkos::View<size_type*, memory_space> counts(
+      Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, std::string(fn) + "::counts"),
+      static_cast<size_type>(ranges.size() / 2));
+  count_ranges_into(fn, exec, mask, ranges, unset, counts);
   return counts;
 }
 
