@@ -13,6 +13,7 @@
 #include <kmask/types.hpp>
 
 #include <algorithm>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -139,12 +140,20 @@ void count_ranges_into(const char* fn, const ExecSpace& exec, const source_mask&
   size_type* bounds     = reinterpret_cast<size_type*>(lease.host());
   size_type* first_team = bounds + 2 * n;
   first_team[0]         = 0;
+  // Teams per range by a shift where a team's words are a power of two (the GPU shapes): a
+  // division per range was most of the host pass over 100,000 ranges.
+  const std::uint64_t per_team = static_cast<std::uint64_t>(shape.words_per_team);
+  int team_shift               = -1;
+  if ((per_team & (per_team - 1)) == 0)
+    for (team_shift = 0; (std::uint64_t{1} << team_shift) < per_team;) ++team_shift;
   for (size_type r = 0; r < n; ++r) {
     const size_type b = base + ranges[2 * r], e = base + ranges[2 * r + 1];
     bounds[2 * r]         = b;
     bounds[2 * r + 1]     = e;
-    const size_type words = e > b ? (e - 1) / word_bits + 1 - b / word_bits : 0;
-    first_team[r + 1]     = first_team[r] + (words + shape.words_per_team - 1) / shape.words_per_team;
+    const std::uint64_t words =
+        e > b ? static_cast<std::uint64_t>((e - 1) / word_bits + 1 - b / word_bits) : std::uint64_t{0};
+    const std::uint64_t teams = team_shift >= 0 ? (words + per_team - 1) >> team_shift : (words + per_team - 1) / per_team;
+    first_team[r + 1]         = first_team[r] + static_cast<size_type>(teams);
   }
   const size_type league = mask.words == nullptr ? 0 : first_team[n];
   check_league_size(fn, league);
