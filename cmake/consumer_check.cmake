@@ -61,9 +61,19 @@ elseif(MODE STREQUAL "add_subdirectory")
                    "scripts/test passes the one scripts/install-deps --kokkos-source unpacks)")
     return()  # the test's SKIP_REGULAR_EXPRESSION makes ctest report it as skipped, not passed
   endif()
-  run_step(${CMAKE_COMMAND} -S "${CONSUMER_SOURCE_DIR}/add_subdirectory" -B "${WORK_DIR}/build" ${common}
-           "-DKOKKOS_SOURCE_DIR=${KOKKOS_SOURCE_DIR}" "-DKMASK_SOURCE_DIR=${KMASK_SOURCE_DIR}"
-           -DKokkos_ENABLE_SERIAL=ON "-DCMAKE_CXX_STANDARD=${CXX_STANDARD}" ${KOKKOS_SUBDIRECTORY_OPTIONS})
+  execute_process(COMMAND ${CMAKE_COMMAND} -S "${CONSUMER_SOURCE_DIR}/add_subdirectory" -B "${WORK_DIR}/build"
+                          ${common} "-DKOKKOS_SOURCE_DIR=${KOKKOS_SOURCE_DIR}" "-DKMASK_SOURCE_DIR=${KMASK_SOURCE_DIR}"
+                          -DKokkos_ENABLE_SERIAL=ON "-DCMAKE_CXX_STANDARD=${CXX_STANDARD}" ${KOKKOS_SUBDIRECTORY_OPTIONS}
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "consumer check (add_subdirectory): configure failed (${rc}):\n${out}${err}")
+  endif()
+  # kmask must have taken the parent's Kokkos and know what it is (its package config records it).
+  if(NOT out MATCHES "kmask: Kokkos ([^ ]+) \\(([A-Z;]*)\\) of the parent project" OR
+     NOT CMAKE_MATCH_1 VERSION_EQUAL KOKKOS_VERSION OR NOT CMAKE_MATCH_2 STREQUAL "SERIAL")
+    message(FATAL_ERROR "consumer check (add_subdirectory): kmask did not report the parent's Kokkos "
+                        "${KOKKOS_VERSION} (SERIAL):\n${out}")
+  endif()
   build_and_run("${WORK_DIR}/build")
 elseif(MODE STREQUAL "mismatch")
   foreach(var KOKKOS_VERSION KOKKOS_DEVICES)

@@ -5,9 +5,19 @@
 #
 # A Kokkos from find_package sets Kokkos_VERSION and Kokkos_DEVICES. A Kokkos added with
 # add_subdirectory() sets neither outside its own directory, but its options (Kokkos_ENABLE_<device>)
-# are cache entries and its libraries carry the version as the VERSION property (Kokkos 3.4 and 4.x).
+# and Kokkos_BINARY_DIR are cache entries, and the KokkosCore_config.h it generates there defines
+# KOKKOS_VERSION (3.4 and 4.x); shared builds also carry the version as the libraries' VERSION.
 function(kmask_kokkos_identity version_var devices_var)
   set(version "${Kokkos_VERSION}")
+  if(version STREQUAL "" AND EXISTS "${Kokkos_BINARY_DIR}/KokkosCore_config.h")
+    file(STRINGS "${Kokkos_BINARY_DIR}/KokkosCore_config.h" line REGEX "^#define KOKKOS_VERSION [0-9]+")
+    if(line MATCHES "KOKKOS_VERSION ([0-9]+)")
+      math(EXPR major "${CMAKE_MATCH_1} / 10000")
+      math(EXPR minor "${CMAKE_MATCH_1} / 100 % 100")
+      math(EXPR patch "${CMAKE_MATCH_1} % 100")
+      set(version "${major}.${minor}.${patch}")
+    endif()
+  endif()
   if(version STREQUAL "")
     foreach(lib kokkoscore Kokkos::kokkoscore)
       if(TARGET ${lib})
