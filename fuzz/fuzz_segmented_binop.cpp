@@ -761,10 +761,7 @@ void run_reads(World& w, const Call& c) {
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
   static bool initialized = false;  // once per process; never finalize-then-reinitialize
   if (!initialized) {
-    Kokkos::InitArguments args;
-    args.num_threads      = 1;
-    args.disable_warnings = true;
-    Kokkos::initialize(args);
+    kmask::detail::initialize_kokkos(1, true);  // one thread, no warnings (compat.hpp: per Kokkos version)
     initialized = true;
   }
   const char* v = std::getenv("KMASK_FUZZ_VERBOSE");

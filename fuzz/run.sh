@@ -4,7 +4,8 @@
 #   fuzz/run.sh [SECONDS] [LIBFUZZER ARGS / EXTRA CORPUS DIRS...]     default 60 seconds
 #
 # Configures fuzz/ with clang++ against the Kokkos of `scripts/install-deps host` (override with
-# Kokkos_ROOT=...), RelWithDebInfo, builds, copies fuzz/corpus into a fresh run directory
+# Kokkos_DIR=<dir of KokkosConfig.cmake> or Kokkos_ROOT=<prefix>; ctest passes the Kokkos_DIR of
+# the build it belongs to), RelWithDebInfo, builds, copies fuzz/corpus into a fresh run directory
 # build/fuzz/runs/<timestamp>-<pid>/ and runs the fuzzer on that copy with -max_total_time.
 # Crash / leak / timeout inputs land in that run directory (crash-*, leak-*, timeout-*) and the
 # script exits non-zero. The committed corpus is never written to.
@@ -21,16 +22,22 @@ case $seconds in '' | *[!0-9]*) echo "fuzz/run.sh: SECONDS must be a whole numbe
 
 build=${KMASK_FUZZ_BUILD_DIR:-$root/build/fuzz}
 target=${KMASK_FUZZ_TARGET:-fuzz_segmented_binop}
-kokkos_root=${Kokkos_ROOT:-$("$root/scripts/install-deps" --prefix host)}
-if [ ! -d "$kokkos_root/lib/cmake/Kokkos" ] && [ ! -d "$kokkos_root/lib64/cmake/Kokkos" ]; then
-  echo "fuzz/run.sh: no Kokkos in $kokkos_root: run scripts/install-deps host first" >&2
-  exit 2
+if [ -n "${Kokkos_DIR:-}" ]; then
+  kokkos_arg=-DKokkos_DIR="$Kokkos_DIR"
+  [ -f "$Kokkos_DIR/KokkosConfig.cmake" ] || { echo "fuzz/run.sh: no KokkosConfig.cmake in Kokkos_DIR=$Kokkos_DIR" >&2; exit 2; }
+else
+  kokkos_root=${Kokkos_ROOT:-$("$root/scripts/install-deps" --prefix host)}
+  if [ ! -d "$kokkos_root/lib/cmake/Kokkos" ] && [ ! -d "$kokkos_root/lib64/cmake/Kokkos" ]; then
+    echo "fuzz/run.sh: no Kokkos in $kokkos_root: run scripts/install-deps host first" >&2
+    exit 2
+  fi
+  kokkos_arg=-DKokkos_ROOT="$kokkos_root"
 fi
 mkdir -p "$build"
 
 # Configure + build under a lock: a ctest run and a long background run may share build/fuzz.
 build_fuzzer() {
-  cmake -S "$here" -B "$build" -DCMAKE_CXX_COMPILER="${CXX_FUZZ:-clang++}" -DKokkos_ROOT="$kokkos_root" \
+  cmake -S "$here" -B "$build" -DCMAKE_CXX_COMPILER="${CXX_FUZZ:-clang++}" "$kokkos_arg" \
     -DCMAKE_BUILD_TYPE=RelWithDebInfo >"$build/configure.log" 2>&1 ||
     { cat "$build/configure.log" >&2; echo "fuzz/run.sh: configure failed" >&2; return 1; }
   cmake --build "$build" -j "$(nproc)" >"$build/build.log" 2>&1 ||

@@ -15,6 +15,15 @@
 // a managed view of a non-scalar type allocated WithoutInitializing is freed (the label is empty:
 // no initialisation functor was built; upstream skips it for trivially destructible types since
 // kokkos/kokkos#7225). Those count as failures; the message names the view freed right after.
+//
+// One kind of Kokkos-internal event is tolerated, because no caller of Kokkos can avoid it: Kokkos
+// 4's CUDA (and HIP, SYCL) TeamPolicy launches ask the instance's team-scratch pool for level-1
+// scratch, and a pool slot still of size 0 allocates again at every launch, even for 0 bytes
+// ("Kokkos::CudaSpace::TeamScratchMemory", CudaInternal::resize_team_scratch_space in 4.6.01), so
+// every team kernel of kmask's is preceded by one such allocation inside its region, in every
+// pass. Only allocations with exactly those labels are tolerated (not kernels, not other
+// "Kokkos::" labels, not unlabelled ones); the self-check below feeds the classifier events that
+// must fail, so the tolerance cannot swallow kmask's own mistakes.
 
 #include <cstdint>
 #include <cstdlib>
@@ -129,6 +138,23 @@ inline bool inside_kmask_region(const event& e) {
   return false;
 }
 
+// Labels of the backends' own team-scratch allocations (see the top of this file).
+inline bool kokkos_team_scratch_label(const std::string& label) {
+  return label == "Kokkos::CudaSpace::TeamScratchMemory" || label == "Kokkos::HIPSpace::TeamScratchMemory" ||
+         label == "Kokkos::SYCL::InternalTeamScratchMemory";
+}
+
+enum class verdict { kmask, kokkos_internal, wrong };
+
+// A recorded event is kmask's (a "kmask::" region, or a "kmask::" kernel or allocation inside a
+// kmask region), Kokkos' own team scratch (an allocation only), or wrong.
+inline verdict classify(const event& e) {
+  if (e.kind == event::region) return starts_with_kmask(e.name) ? verdict::kmask : verdict::wrong;
+  if (inside_kmask_region(e) && starts_with_kmask(e.name)) return verdict::kmask;
+  if (e.kind == event::allocation && kokkos_team_scratch_label(e.name)) return verdict::kokkos_internal;
+  return verdict::wrong;
+}
+
 inline const char* kind_name(event::kind_t k) {
   switch (k) {
     case event::region: return "region";
@@ -217,19 +243,50 @@ TEST(TEST_CATEGORY, profiling_labels) {
                               << (r.open.empty() ? "" : r.open.back());
   EXPECT_EQ(r.unmatched_pops, 0) << "regions popped that were never pushed";
 
+  // The classifier itself: kmask's events pass, the tolerated Kokkos allocation passes as such,
+  // and each of these mistakes is caught.
+  {
+    using ev          = pl::event;
+    const auto in     = std::vector<std::string>{"kmask::segmented_binop"};
+    const auto out    = std::vector<std::string>{};
+    const auto expect = [](const ev& e, pl::verdict v) {
+      EXPECT_EQ(static_cast<int>(pl::classify(e)), static_cast<int>(v)) << "classifier on " << pl::describe(e);
+    };
+    expect({ev::region, "kmask::binop", "region", out}, pl::verdict::kmask);
+    expect({ev::kernel, "kmask::binop::words", "parallel_for", in}, pl::verdict::kmask);
+    expect({ev::allocation, "kmask::binop::mask", "Cuda", in}, pl::verdict::kmask);
+    expect({ev::allocation, "Kokkos::CudaSpace::TeamScratchMemory", "Cuda", in}, pl::verdict::kokkos_internal);
+    expect({ev::region, "Kokkos::something", "region", out}, pl::verdict::wrong);
+    expect({ev::kernel, "kmask::binop::words", "parallel_for", out}, pl::verdict::wrong);       // outside a region
+    expect({ev::allocation, "kmask::binop::mask", "Cuda", out}, pl::verdict::wrong);            // outside a region
+    expect({ev::kernel, "", "parallel_for", in}, pl::verdict::wrong);                           // unlabelled kernel
+    expect({ev::kernel, "Kokkos::View::destruction []", "parallel_for", in}, pl::verdict::wrong);
+    expect({ev::kernel, "Kokkos::CudaSpace::TeamScratchMemory", "parallel_for", in}, pl::verdict::wrong);
+    expect({ev::allocation, "", "Cuda", in}, pl::verdict::wrong);                               // unlabelled view
+    expect({ev::allocation, "[unlabeled]", "Cuda", in}, pl::verdict::wrong);
+    expect({ev::allocation, "mask", "Cuda", in}, pl::verdict::wrong);                           // not kmask::
+    expect({ev::allocation, "Kokkos::CudaSpace::InternalScratchSpace", "Cuda", in}, pl::verdict::wrong);
+  }
+
   std::set<std::string> regions, kernels, allocations;
   std::vector<std::string> wrong;
+  std::size_t tolerated = 0;
   for (std::size_t i = 0; i < r.events.size(); ++i) {
     const auto& e = r.events[i];
     if (e.kind == pl::event::deallocation) continue;
+    const pl::verdict v = pl::classify(e);
+    if (v == pl::verdict::kokkos_internal) {
+      ++tolerated;
+      continue;
+    }
     if (e.kind == pl::event::region) {
       regions.insert(e.name);
       // The test pushes no region of its own and Kokkos 3.4 pushes none inside these calls.
-      if (!pl::starts_with_kmask(e.name)) wrong.push_back(pl::describe(e));
+      if (v == pl::verdict::wrong) wrong.push_back(pl::describe(e));
     } else {
       (e.kind == pl::event::kernel ? kernels : allocations).insert(e.name);
       // Every kernel and allocation of these calls is inside the call's region, and named by kmask.
-      if (!pl::inside_kmask_region(e) || !pl::starts_with_kmask(e.name)) {
+      if (v == pl::verdict::wrong) {
         // Kokkos names its own kernels after a view ("Kokkos::View::destruction [label]"); the
         // deallocation that follows says which view when the label is empty.
         std::string note;
@@ -239,6 +296,8 @@ TEST(TEST_CATEGORY, profiling_labels) {
       }
     }
   }
+  if (std::getenv("KMASK_TEST_PROFILING_VERBOSE") != nullptr)
+    std::cout << "  [profiling] " << tolerated << " Kokkos team-scratch allocation(s) tolerated\n";
   std::ostringstream listing;
   for (const auto& w : wrong) listing << "\n  " << w;
   EXPECT_TRUE(wrong.empty()) << wrong.size() << " event(s) not labelled \"kmask::...\" or outside a kmask region:"

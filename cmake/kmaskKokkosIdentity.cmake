@@ -1,0 +1,47 @@
+# Which Kokkos is in scope: kmask_kokkos_identity(<version var> <devices var>) sets the version
+# ("4.6.1") and the enabled devices (sorted, e.g. "OPENMP;SERIAL") of the Kokkos that Kokkos::kokkos
+# stands for here. Used twice, so both sides compute it the same way: by kmask's build, to record
+# what it was built with, and by kmaskConfig.cmake, to compare that record with the consumer's Kokkos.
+#
+# A Kokkos from find_package sets Kokkos_VERSION and Kokkos_DEVICES. A Kokkos added with
+# add_subdirectory() sets neither outside its own directory, but its options (Kokkos_ENABLE_<device>)
+# and Kokkos_BINARY_DIR are cache entries, and the KokkosCore_config.h it generates there defines
+# KOKKOS_VERSION (3.4 and 4.x); shared builds also carry the version as the libraries' VERSION.
+function(kmask_kokkos_identity version_var devices_var)
+  set(version "${Kokkos_VERSION}")
+  if(version STREQUAL "" AND EXISTS "${Kokkos_BINARY_DIR}/KokkosCore_config.h")
+    file(STRINGS "${Kokkos_BINARY_DIR}/KokkosCore_config.h" line REGEX "^#define KOKKOS_VERSION [0-9]+")
+    if(line MATCHES "KOKKOS_VERSION ([0-9]+)")
+      math(EXPR major "${CMAKE_MATCH_1} / 10000")
+      math(EXPR minor "${CMAKE_MATCH_1} / 100 % 100")
+      math(EXPR patch "${CMAKE_MATCH_1} % 100")
+      set(version "${major}.${minor}.${patch}")
+    endif()
+  endif()
+  if(version STREQUAL "")
+    foreach(lib kokkoscore Kokkos::kokkoscore)
+      if(TARGET ${lib})
+        get_target_property(v ${lib} VERSION)
+        if(v)
+          set(version "${v}")
+          break()
+        endif()
+      endif()
+    endforeach()
+  endif()
+  set(devices ${Kokkos_DEVICES})
+  if(NOT devices)
+    foreach(dev SERIAL OPENMP THREADS HPX CUDA HIP SYCL OPENMPTARGET OPENACC)
+      if(Kokkos_ENABLE_${dev})
+        list(APPEND devices ${dev})
+      endif()
+    endforeach()
+  endif()
+  list(REMOVE_DUPLICATES devices)
+  list(SORT devices)
+  if(version STREQUAL "")
+    set(version "unknown")
+  endif()
+  set(${version_var} "${version}" PARENT_SCOPE)
+  set(${devices_var} "${devices}" PARENT_SCOPE)
+endfunction()
