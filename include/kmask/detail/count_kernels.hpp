@@ -94,7 +94,8 @@ struct range_count_functor {
 
 // Enqueues counts(r) = set bits (or, `unset`, unset bits) of `mask` in its bits
 // [ranges[2r], ranges[2r+1]) for every r, counted from mask.begin_bit; ranges checked. The ranges
-// travel in a staging lease, so nothing but the counts is allocated. An absent mask has every bit set.
+// travel in a staging lease, so nothing but the counts is allocated. An absent mask has every bit set
+// (an inverted absent one none).
 template <class ExecSpace>
 Kokkos::View<size_type*, typename ExecSpace::memory_space> count_ranges(const char* fn, const ExecSpace& exec,
                                                                         const source_mask& mask,
@@ -103,6 +104,8 @@ Kokkos::View<size_type*, typename ExecSpace::memory_space> count_ranges(const ch
   using memory_space    = typename ExecSpace::memory_space;
   const std::string pre = std::string(fn) + "::";
   const size_type n     = static_cast<size_type>(ranges.size() / 2);
+  // The set bits of an inverted mask are the unset bits of the mask it complements.
+  unset = unset != mask.invert;
   Kokkos::View<size_type*, memory_space> counts(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, pre + "counts"),
                                                 n);
   if (n == 0) return counts;
