@@ -81,6 +81,8 @@ void check_inverted_case(const inverted_case& c, Op op) {
   const size_type S     = c.segments(), words = kmask::num_words(c.size_bits), stride = words + 1;
   const auto srcs       = c.as_sources();
   SCOPED_TRACE(::testing::Message() << "segments " << S << ", size_bits " << c.size_bits << ", op " << int(o));
+  std::vector<ref::result> expected;
+  for (size_type s = 0; s < S; ++s) expected.push_back(c.expected(o, s));
 
   const auto res = kmask::segmented_binop(exec, op, srcs, c.size_bits, c.offsets);
   exec.fence();
@@ -105,7 +107,7 @@ void check_inverted_case(const inverted_case& c, Op op) {
     const auto got = to_host(backing);
     const auto cnt = counts_to_host(counts);
     for (size_type s = 0; s < S; ++s) {
-      const auto e = c.expected(o, s);
+      const auto& e = expected[s];
       for (size_type w = 0; w <= words; ++w) {
         const word_type want = w < words ? e.mask[w] : poison;
         ASSERT_EQ(got[s * stride + w], want) << (through_plan ? "plan" : "in place") << " segment " << s << " word " << w;
@@ -115,7 +117,7 @@ void check_inverted_case(const inverted_case& c, Op op) {
     ASSERT_EQ(cnt[S], -777) << "a counter past the segments was written";
   }
   for (size_type s = 0; s < S; ++s) {
-    const auto e = c.expected(o, s);
+    const auto& e = expected[s];
     for (size_type w = 0; w < static_cast<size_type>(rows.extent(1)); ++w)
       ASSERT_EQ(rows(s, w), w < words ? e.mask[w] : 0u) << "segmented_binop segment " << s << " word " << w;
     ASSERT_EQ(row_counts[s], e.nulls) << "segmented_binop segment " << s;
@@ -123,8 +125,8 @@ void check_inverted_case(const inverted_case& c, Op op) {
   // binop / inplace_binop over the sources of the first segment.
   if (S > 0) {
     const std::vector<kmask::source_mask> first(srcs.begin() + c.offsets[0], srcs.begin() + c.offsets[1]);
-    const auto e = c.expected(o, 0);
-    const auto b = kmask::binop(exec, op, first, c.size_bits);
+    const auto& e = expected[0];
+    const auto b  = kmask::binop(exec, op, first, c.size_bits);
     const auto bw = to_host(b.first);
     for (std::size_t w = 0; w < bw.size(); ++w)
       ASSERT_EQ(bw[w], w < e.mask.size() ? e.mask[w] : 0u) << "binop word " << w;
@@ -431,6 +433,12 @@ KOKKOS_INLINE_FUNCTION word_type batch_pattern(size_type w) {
   x ^= x >> 29;
   return static_cast<word_type>(x);
 }
+// Outside the TEST body: a device lambda may not sit in the private member function it expands to.
+void fill_batch_pattern(const TEST_EXECSPACE& exec, const view_t<TEST_EXECSPACE>& a) {
+  Kokkos::parallel_for(
+      Kokkos::RangePolicy<TEST_EXECSPACE, Kokkos::IndexType<size_type>>(exec, 0, a.extent(0)),
+      KOKKOS_LAMBDA(size_type w) { a(w) = batch_pattern(w); });
+}
 }  // namespace
 
 TEST(TEST_CATEGORY, batch_counts_of_masks_longer_than_2_to_the_32_bits) {
@@ -439,9 +447,7 @@ TEST(TEST_CATEGORY, batch_counts_of_masks_longer_than_2_to_the_32_bits) {
   const size_type bits = (size_type{1} << 32) + 77, offset = 19;
   const size_type words = kmask::num_words(bits + offset);
   view_t<TEST_EXECSPACE> a(Kokkos::view_alloc(Kokkos::WithoutInitializing, "a"), words);
-  Kokkos::parallel_for(
-      Kokkos::RangePolicy<TEST_EXECSPACE, Kokkos::IndexType<size_type>>(exec, 0, words),
-      KOKKOS_LAMBDA(size_type w) { a(w) = batch_pattern(w); });
+  fill_batch_pattern(exec, a);
   exec.fence();
   // Expected on the host, word by word from the pattern: the bits [offset, offset + bits).
   size_type set = 0;
@@ -518,4 +524,52 @@ TEST(TEST_CATEGORY, batch_count_errors) {
   const std::vector<kmask::source_mask> negative{{m.data(), -2, 0}};
   expect([&] { kmask::batch_count_unset_bits(exec, negative, {1}); }, typeid(std::invalid_argument),
          u + "masks[0].extent_words = -2 is negative");
+}
+
+// One launch per batch, labelled under the call's region; the counts its one allocation.
+TEST(TEST_CATEGORY, batch_count_is_one_labelled_launch) {
+  namespace pl = profiling_labels;
+  TEST_EXECSPACE exec;
+  const auto seed = base_seed() + 1507;
+  SCOPED_TRACE(seed_note(seed));
+  std::mt19937_64 rng(seed);
+  std::vector<inv::mask_source> ms;
+  std::vector<size_type> sizes{100000, 33, 0, 5000, 70001};
+  for (size_type bits : sizes) ms.push_back(inv::random_source(rng, bits));
+  ms[1].absent = true;
+  ms[3].invert = true;
+  std::vector<kmask::source_mask> raw;
+  for (const auto& m : ms) raw.push_back(m.as_source());
+  exec.fence();
+  for (const char* fn : {"kmask::batch_count_unset_bits", "kmask::batch_count_set_bits"}) {
+    const bool unset = std::string(fn) == "kmask::batch_count_unset_bits";
+    const auto call  = [&] {
+      return unset ? kmask::batch_count_unset_bits(exec, raw, sizes) : kmask::batch_count_set_bits(exec, raw, sizes);
+    };
+    call();  // unrecorded: the staging buffer and Kokkos' team scratch grow here, not below
+    exec.fence();
+    Kokkos::View<size_type*, inv::MS> counts;
+    {
+      pl::recording rec;
+      counts = call();
+      rec.stop();
+    }
+    std::vector<std::string> kernels, allocations, regions;
+    for (const auto& e : pl::recorder().events) {
+      if (e.kind == pl::event::kernel) {
+        kernels.push_back(e.name);
+        EXPECT_TRUE(!e.regions.empty() && e.regions.back() == fn) << pl::describe(e);
+      }
+      if (e.kind == pl::event::allocation) allocations.push_back(e.name);
+      if (e.kind == pl::event::region) regions.push_back(e.name);
+    }
+    EXPECT_EQ(kernels, std::vector<std::string>{std::string(fn) + "::words"});
+    EXPECT_EQ(allocations, std::vector<std::string>{std::string(fn) + "::counts"});
+    EXPECT_EQ(regions, std::vector<std::string>{fn});
+    const auto got = counts_to_host(counts);
+    for (std::size_t j = 0; j < ms.size(); ++j) {
+      const size_type set = ref::count_set_read(ms[j].as_read(), sizes[j]);
+      EXPECT_EQ(got[j], unset ? sizes[j] - set : set) << fn << " mask " << j;
+    }
+  }
 }
