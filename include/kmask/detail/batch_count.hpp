@@ -41,8 +41,10 @@ struct batch_count_functor {
   Kokkos::View<size_type*, typename ExecSpace::memory_space> counts;
   size_type num_ranges;
   size_type words_per_team;
-  int threads;  // team threads on a GPU (each reads words_per_team / threads words)
-  static constexpr bool on_host = runs_on_host<ExecSpace>();
+  size_type threads;  // GPU form: TeamThreadRange indices of a team, each reading `items` words
+  // The CPU form counts a block on one thread with a loop that vectorises; the GPU form (also what
+  // the emulated GPU build runs on a host space) spreads it over the team.
+  static constexpr bool on_host = uses_cpu_kernels<ExecSpace>();
   static constexpr int items    = static_cast<int>(launch_tuning<ExecSpace>::count_gpu_items);
 
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
@@ -72,7 +74,7 @@ struct batch_count_functor {
         const size_type stride = threads;
         Kokkos::parallel_reduce(
             Kokkos::TeamThreadRange(team, threads),
-            [&](int g, size_type& acc) {
+            [&](size_type g, size_type& acc) {
               for (int k = 0; k < items; ++k) {
                 const size_type w = first + g + k * stride;
                 if (w < stop) acc += set_bits_in_range(m[w], w, b, e);
@@ -96,6 +98,20 @@ struct batch_count_functor {
     });
   }
 };
+
+// Teams sized for the longest mask: count_shape_for's, in the form the functor runs.
+template <class ExecSpace>
+team_shape batch_count_shape(size_type words) {
+  if constexpr (uses_cpu_kernels<ExecSpace>()) {
+    return count_shape_for<ExecSpace>(words);
+  } else {
+    constexpr size_type items = launch_tuning<ExecSpace>::count_gpu_items;
+    const size_type threads   = gpu_team_threads(words, items);
+    // A host space (the emulated GPU form) runs a team's groups on its one thread.
+    return {runs_on_host<ExecSpace>() ? 1 : static_cast<int>(threads), threads, threads * items,
+            (words + threads * items - 1) / (threads * items)};
+  }
+}
 
 // Checks mask j of a batch (its size already checked) and throws the message naming it.
 template <class Sources>
@@ -127,7 +143,7 @@ Kokkos::View<size_type*, typename ExecSpace::memory_space> batch_count_call(cons
     if (m.words != nullptr && sizes_bits[j] > 0)
       longest = std::max(longest, num_words(m.begin_bit % word_bits + sizes_bits[j]));
   }
-  const team_shape shape  = count_shape_for<ExecSpace>(longest);
+  const team_shape shape  = batch_count_shape<ExecSpace>(longest);
   constexpr std::size_t per_range = sizeof(batch_range) / sizeof(std::uint64_t);
   static_assert(sizeof(batch_range) % sizeof(std::uint64_t) == 0, "kmask: batch_range layout");
   const std::size_t at_teams = per_range * masks.size(), at_scratch = at_teams + masks.size() + 1;
@@ -163,7 +179,7 @@ Kokkos::View<size_type*, typename ExecSpace::memory_space> batch_count_call(cons
                                          counts,
                                          n,
                                          shape.words_per_team,
-                                         shape.team_size};
+                                         shape.groups};
   Kokkos::parallel_for(pre + "words",
                        Kokkos::TeamPolicy<ExecSpace>(exec, static_cast<int>(first_team[masks.size()]), shape.team_size),
                        f);
