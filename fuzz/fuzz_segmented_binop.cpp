@@ -26,6 +26,14 @@
 // would not do: its allocation carries the 128-byte SharedAllocationHeader in front and padding
 // behind, so a one-word over- or under-read stays inside the allocation and ASan is silent.)
 //
+// Negated sources: when the bytes left after the call above is decoded start (from the end, as
+// FuzzedDataProvider reads integers) with the 32-bit marker kInvertMarker, one more bool per
+// source says whether it is inverted (source_mask::invert), and the call goes through the raw
+// (source_mask / dest_mask) forms; the reference then reads those sources complemented (an inverted
+// absent one as all zeros). Inputs written before the marker existed decode exactly as they did:
+// their leftover bytes are not the marker (checked for the committed corpus), so no source is
+// inverted and the view forms run.
+//
 // KMASK_FUZZ_VERBOSE=1 prints every decoded call (useful with a single input to reproduce).
 
 #include <kmask/kmask.hpp>
@@ -56,6 +64,7 @@ using count_view = Kokkos::View<size_type*, mem_space>;
 constexpr size_type kMaxBits = std::numeric_limits<size_type>::max() / 2;  // the library's limit
 constexpr size_type kI64Max  = std::numeric_limits<size_type>::max();
 constexpr size_type kI64Min  = std::numeric_limits<size_type>::min();
+constexpr std::uint32_t kInvertMarker = 0x4E4F5421u;  // "NOT!": the inverted-sources extension follows
 
 bool verbose = false;
 
@@ -115,6 +124,8 @@ struct World {
   word_type* ptr(const Ref& r) const { return r.buf < 0 ? nullptr : bufs[r.buf].p.get() + r.off; }
   src_view src(const Ref& r) const { return src_view(ptr(r), static_cast<std::size_t>(r.len)); }
   dest_view dst(const Ref& r) const { return dest_view(ptr(r), static_cast<std::size_t>(r.len)); }
+  kmask::source_mask raw_src(const Ref& r, size_type begin, bool inv) const { return {ptr(r), r.len, begin, inv}; }
+  kmask::dest_mask raw_dst(const Ref& r) const { return {ptr(r), r.len}; }
   count_view count_arg() const {
     return Kokkos::View<size_type*, mem_space, unmanaged>(counts_null ? nullptr : counts.get(),
                                                           static_cast<std::size_t>(ncounts));
@@ -136,6 +147,8 @@ struct World {
   int snap_bit(const Ref& r, size_type begin, size_type i) const {
     return r.buf < 0 ? 1 : get_bit(snap[r.buf], r.off * 32 + begin + i);
   }
+  // The same read complemented when `inv` (an inverted absent mask reads as all zeros).
+  int snap_bit(const Ref& r, size_type begin, size_type i, bool inv) const { return snap_bit(r, begin, i) ^ (inv ? 1 : 0); }
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -168,6 +181,10 @@ struct Call {
   std::vector<size_type> offsets;
   size_type bit_begin = 0, bit_end = 0;  // count / copy; superimpose: parent begin = bit_begin
   std::vector<size_type> ranges;         // segmented_count_set_bits
+  std::vector<bool> inv;                 // per source, when the inverted extension is present
+  bool raw = false;                      // the raw forms run (any source inverted)
+  std::size_t leftover = 0;              // bytes left before the extension (where its marker goes)
+  bool inverted(std::size_t j) const { return j < inv.size() && inv[j]; }
 };
 
 // `source`: a null view of extent 0 is shown as absent (it reads as all valid).
@@ -185,14 +202,16 @@ std::string describe(const World& w, const Call& c) {
   for (std::size_t s = 0; s < c.dests.size(); ++s) os << "  dest[" << s << "] = " << show_ref(w, c.dests[s]) << "\n";
   for (std::size_t j = 0; j < c.srcs.size(); ++j)
     os << "  mask[" << j << "] = " << show_ref(w, c.srcs[j], true)
-       << " begin=" << (j < c.begins.size() ? std::to_string(c.begins[j]) : std::string("(none)")) << "\n";
+       << " begin=" << (j < c.begins.size() ? std::to_string(c.begins[j]) : std::string("(none)"))
+       << (c.inverted(j) ? " inverted" : "") << "\n";
+  if (c.raw) os << "  raw (source_mask / dest_mask) forms\n";
   if (c.begins.size() > c.srcs.size()) os << "  begin_bits has " << c.begins.size() << " entries\n";
   os << "  segment_offsets = {";
   for (auto o : c.offsets) os << " " << o;
   os << " }\n  null_counts: " << (w.counts_null ? "null, " : "") << "extent " << w.ncounts << "\n";
   os << "  bit_begin=" << c.bit_begin << " bit_end=" << c.bit_end << " ranges={";
   for (auto r : c.ranges) os << " " << r;
-  os << " }\n";
+  os << " }\n  bytes left before the inverted-sources marker: " << c.leftover << "\n";
   for (std::size_t b = 0; b < w.bufs.size(); ++b) {
     os << "  buf" << b << " (" << w.bufs[b].n << " words):";
     for (size_type i = 0; i < w.bufs[b].n && i < 24; ++i) {
@@ -408,6 +427,14 @@ Call decode(World& w, FuzzedDataProvider& in) {
       }
     }
   }
+  // The inverted-sources extension (after everything older inputs decode). The raw forms carry one
+  // begin bit per source, so a call with a begin_bits list of another length stays a view call.
+  c.leftover = in.remaining_bytes();
+  if (in.remaining_bytes() >= 4 && in.ConsumeIntegral<std::uint32_t>() == kInvertMarker &&
+      c.begins.size() == c.srcs.size()) {
+    for (std::size_t j = 0; j < c.srcs.size(); ++j) c.inv.push_back(in.ConsumeBool());
+    c.raw = true;
+  }
   return c;
 }
 
@@ -538,14 +565,15 @@ void compare_world(const World& w, const Image& want, const std::vector<size_typ
 }
 
 // The segment's combined bits (bits past size clear) and null count, from the snapshot.
-std::vector<word_type> reference_segment(const World& w, int op, const std::vector<Ref>& srcs,
+std::vector<word_type> reference_segment(const World& w, const Call& c, int op, const std::vector<Ref>& srcs,
                                          const std::vector<size_type>& begins, size_type first, size_type last,
                                          size_type size, size_type* nulls) {
   std::vector<word_type> out(static_cast<std::size_t>(words_for(size)), 0u);
   *nulls = 0;
   for (size_type i = 0; i < size; ++i) {
     int bit = identity_bit(op);
-    for (size_type j = first; j < last; ++j) bit = apply(op, bit, w.snap_bit(srcs[j], begins[j], i));
+    for (size_type j = first; j < last; ++j)
+      bit = apply(op, bit, w.snap_bit(srcs[j], begins[j], i, c.inverted(static_cast<std::size_t>(j))));
     set_bit(out, i, bit);
     *nulls += !bit;
   }
@@ -560,7 +588,7 @@ void check_inplace(const World& w, const Call& c, const std::vector<Ref>& dests,
   std::vector<size_type> want_counts = w.counts_snap;
   for (std::size_t s = 0; s + 1 < offsets.size(); ++s) {
     size_type nulls = 0;
-    const auto row  = reference_segment(w, c.op, c.srcs, c.begins, offsets[s], offsets[s + 1], c.size, &nulls);
+    const auto row  = reference_segment(w, c, c.op, c.srcs, c.begins, offsets[s], offsets[s + 1], c.size, &nulls);
     for (std::size_t i = 0; i < row.size(); ++i) want[dests[s].buf][dests[s].off + i] = row[i];
     if (counts) want_counts[s] = nulls;
   }
@@ -574,6 +602,12 @@ void run_segmented(World& w, const Call& c, const Op& op) {
   for (const auto& r : c.dests) dests.push_back(w.dst(r));
   std::vector<src_view> masks;
   for (const auto& r : c.srcs) masks.push_back(w.src(r));
+  // The raw forms (c.raw: begins has one entry per source).
+  std::vector<kmask::dest_mask> raw_dests;
+  for (const auto& r : c.dests) raw_dests.push_back(w.raw_dst(r));
+  std::vector<kmask::source_mask> raw_masks;
+  if (c.raw)
+    for (std::size_t j = 0; j < c.srcs.size(); ++j) raw_masks.push_back(w.raw_src(c.srcs[j], c.begins[j], c.inverted(j)));
   const size_type M  = static_cast<size_type>(c.srcs.size());
   const bool offs_ok = offsets_ok(c.offsets, M);
   const size_type ns = offs_ok ? static_cast<size_type>(c.offsets.size()) - 1 : -1;
@@ -591,7 +625,8 @@ void run_segmented(World& w, const Call& c, const Op& op) {
       w.snapshot();
       const bool valid = args_ok && counts_ok(w, ns);
       if (!run_checked(w, valid, [&] {
-            kmask::inplace_segmented_binop(exec, op, dests, masks, c.begins, c.size, c.offsets, w.count_arg());
+            if (c.raw) kmask::inplace_segmented_binop(exec, op, raw_dests, raw_masks, c.size, c.offsets, w.count_arg());
+            else kmask::inplace_segmented_binop(exec, op, dests, masks, c.begins, c.size, c.offsets, w.count_arg());
           }))
         check_inplace(w, c, c.dests, c.offsets);
       break;
@@ -600,7 +635,8 @@ void run_segmented(World& w, const Call& c, const Op& op) {
       w.snapshot();
       std::unique_ptr<kmask::segmented_binop_plan<exec_space>> plan;
       if (run_checked(w, args_ok, [&] {
-            plan.reset(new kmask::segmented_binop_plan<exec_space>(exec, dests, masks, c.begins, c.size, c.offsets));
+            if (c.raw) plan.reset(new kmask::segmented_binop_plan<exec_space>(exec, raw_dests, raw_masks, c.size, c.offsets));
+            else plan.reset(new kmask::segmented_binop_plan<exec_space>(exec, dests, masks, c.begins, c.size, c.offsets));
           }))
         break;
       if (plan->num_segments() != ns || plan->size_bits() != c.size) fail("plan reports the wrong shape");
@@ -616,7 +652,10 @@ void run_segmented(World& w, const Call& c, const Op& op) {
       w.snapshot();
       const bool valid = offs_ok && sources_ok(c, c.size);
       kmask::segmented_result<mem_space> r;
-      if (run_checked(w, valid, [&] { r = kmask::segmented_binop(exec, op, masks, c.begins, c.size, c.offsets); }))
+      if (run_checked(w, valid, [&] {
+            r = c.raw ? kmask::segmented_binop(exec, op, raw_masks, c.size, c.offsets)
+                      : kmask::segmented_binop(exec, op, masks, c.begins, c.size, c.offsets);
+          }))
         break;
       compare_world(w, w.snap, w.counts_snap);  // sources untouched
       const size_type row_words = (words_for(c.size) * 4 + 63) / 64 * 16;
@@ -625,7 +664,7 @@ void run_segmented(World& w, const Call& c, const Op& op) {
         fail("segmented_binop result has the wrong extents");
       for (size_type s = 0; s < ns; ++s) {
         size_type nulls = 0;
-        auto row        = reference_segment(w, c.op, c.srcs, c.begins, c.offsets[s], c.offsets[s + 1], c.size, &nulls);
+        auto row        = reference_segment(w, c, c.op, c.srcs, c.begins, c.offsets[s], c.offsets[s + 1], c.size, &nulls);
         row.resize(static_cast<std::size_t>(row_words), 0u);
         for (size_type i = 0; i < row_words; ++i)
           if (r.masks(s, i) != row[i]) fail("segmented_binop row " + std::to_string(s) + " word " + std::to_string(i));
@@ -643,18 +682,23 @@ void run_segmented(World& w, const Call& c, const Op& op) {
       if (c.api == api_inplace_binop) {
         size_type count  = -1;
         const bool valid = srcs_valid && dests_ok({d}, 1, c.size);
-        if (!run_checked(w, valid, [&] { count = kmask::inplace_binop(exec, op, w.dst(d), masks, c.begins, c.size); })) {
+        if (!run_checked(w, valid, [&] {
+              count = c.raw ? kmask::inplace_binop(exec, op, w.raw_dst(d), raw_masks, c.size)
+                            : kmask::inplace_binop(exec, op, w.dst(d), masks, c.begins, c.size);
+            })) {
           check_inplace(w, c, {d}, one, false);
           size_type nulls = 0;
-          reference_segment(w, c.op, c.srcs, c.begins, 0, M, c.size, &nulls);
+          reference_segment(w, c, c.op, c.srcs, c.begins, 0, M, c.size, &nulls);
           if (count != nulls) fail("inplace_binop returned " + std::to_string(count) + ", reference " + std::to_string(nulls));
         }
       } else {
         std::pair<Kokkos::View<word_type*, mem_space>, size_type> r;
-        if (!run_checked(w, srcs_valid, [&] { r = kmask::binop(exec, op, masks, c.begins, c.size); })) {
+        if (!run_checked(w, srcs_valid, [&] {
+              r = c.raw ? kmask::binop(exec, op, raw_masks, c.size) : kmask::binop(exec, op, masks, c.begins, c.size);
+            })) {
           compare_world(w, w.snap, w.counts_snap);
           size_type nulls = 0;
-          auto row        = reference_segment(w, c.op, c.srcs, c.begins, 0, M, c.size, &nulls);
+          auto row        = reference_segment(w, c, c.op, c.srcs, c.begins, 0, M, c.size, &nulls);
           row.resize(static_cast<std::size_t>((words_for(c.size) * 4 + 63) / 64 * 16), 0u);
           if (r.first.extent(0) != row.size()) fail("binop mask extent");
           for (std::size_t i = 0; i < row.size(); ++i)
@@ -672,13 +716,19 @@ void run_superimpose(World& w, const Call& c) {
   exec_space exec;
   const Ref parent = c.srcs.empty() ? Ref{} : c.srcs[0];
   const size_type pb = c.bit_begin;
+  const bool pinv = c.inverted(0);
   std::vector<dest_view> children;
   for (const auto& r : c.dests) children.push_back(w.dst(r));
+  std::vector<kmask::dest_mask> raw_children;
+  for (const auto& r : c.dests) raw_children.push_back(w.raw_dst(r));
   const size_type n = static_cast<size_type>(c.dests.size());
   w.snapshot();
   const bool valid = parent_ok(parent, pb, c.size) && dests_ok(c.dests, n, c.size) && counts_ok(w, n);
   if (run_checked(w, valid,
-                  [&] { kmask::superimpose_nulls(exec, w.src(parent), pb, children, c.size, w.count_arg()); }))
+                  [&] {
+                    if (c.raw) kmask::superimpose_nulls(exec, w.raw_src(parent, pb, pinv), raw_children, c.size, w.count_arg());
+                    else kmask::superimpose_nulls(exec, w.src(parent), pb, children, c.size, w.count_arg());
+                  }))
     return;
   Image want                         = w.snap;
   std::vector<size_type> want_counts = w.counts_snap;
@@ -687,7 +737,7 @@ void run_superimpose(World& w, const Call& c) {
     std::vector<word_type> row(static_cast<std::size_t>(words_for(c.size)), 0u);
     size_type nulls = 0;
     for (size_type i = 0; i < c.size; ++i) {
-      const int bit = w.snap_bit(d, 0, i) & w.snap_bit(parent, pb, i);
+      const int bit = w.snap_bit(d, 0, i) & w.snap_bit(parent, pb, i, pinv);
       set_bit(row, i, bit);
       nulls += !bit;
     }
@@ -699,10 +749,10 @@ void run_superimpose(World& w, const Call& c) {
 
 // Set bits of `m` in its bits [begin, end) in the snapshot; an absent mask has every bit set (its
 // ranges may be up to 2^62 bits long: not walked).
-size_type reference_set_bits(const World& w, const Ref& m, size_type begin, size_type end) {
-  if (absent(m)) return end - begin;
+size_type reference_set_bits(const World& w, const Ref& m, size_type begin, size_type end, bool inv = false) {
+  if (absent(m)) return inv ? 0 : end - begin;
   size_type n = 0;
-  for (size_type i = begin; i < end; ++i) n += w.snap_bit(m, 0, i);
+  for (size_type i = begin; i < end; ++i) n += w.snap_bit(m, 0, i, inv);
   return n;
 }
 
@@ -710,17 +760,21 @@ void run_reads(World& w, const Call& c) {
   exec_space exec;
   const Ref m = c.srcs.empty() ? Ref{} : c.srcs[0];
   const src_view mv = w.src(m);
+  const bool inv    = c.inverted(0);
+  const kmask::source_mask rm = w.raw_src(m, 0, inv);  // the raw form (c.raw), from the view's bit 0
   w.snapshot();
   if (c.api == api_count) {
     const bool valid = bit_range_ok(m, c.bit_begin, c.bit_end);
     size_type set = -1, unset = -1;
     if (run_checked(w, valid, [&] {
-          set   = kmask::count_set_bits(exec, mv, c.bit_begin, c.bit_end);
-          unset = kmask::count_unset_bits(exec, mv, c.bit_begin, c.bit_end);
+          set   = c.raw ? kmask::count_set_bits(exec, rm, c.bit_begin, c.bit_end)
+                        : kmask::count_set_bits(exec, mv, c.bit_begin, c.bit_end);
+          unset = c.raw ? kmask::count_unset_bits(exec, rm, c.bit_begin, c.bit_end)
+                        : kmask::count_unset_bits(exec, mv, c.bit_begin, c.bit_end);
         }))
       return;
     compare_world(w, w.snap, w.counts_snap);
-    const size_type want = reference_set_bits(w, m, c.bit_begin, c.bit_end);
+    const size_type want = reference_set_bits(w, m, c.bit_begin, c.bit_end, inv);
     if (set != want || unset != (c.bit_end - c.bit_begin) - want)
       fail("count_set_bits = " + std::to_string(set) + ", count_unset_bits = " + std::to_string(unset) +
            ", reference set " + std::to_string(want));
@@ -730,11 +784,15 @@ void run_reads(World& w, const Call& c) {
     // (not a kmask bug), so those valid calls are not made, as run_segmented() does for binop.
     if (valid && c.bit_end - c.bit_begin > (size_type{1} << 22)) return;
     Kokkos::View<word_type*, mem_space> out;
-    if (run_checked(w, valid, [&] { out = kmask::copy_bitmask(exec, mv, c.bit_begin, c.bit_end); })) return;
+    if (run_checked(w, valid, [&] {
+          out = c.raw ? kmask::copy_bitmask(exec, rm, c.bit_begin, c.bit_end)
+                      : kmask::copy_bitmask(exec, mv, c.bit_begin, c.bit_end);
+        }))
+      return;
     compare_world(w, w.snap, w.counts_snap);
     const size_type size = c.bit_end - c.bit_begin;
     std::vector<word_type> want(static_cast<std::size_t>((words_for(size) * 4 + 63) / 64 * 16), 0u);
-    for (size_type i = 0; i < size; ++i) set_bit(want, i, w.snap_bit(m, c.bit_begin, i));
+    for (size_type i = 0; i < size; ++i) set_bit(want, i, w.snap_bit(m, c.bit_begin, i, inv));
     if (out.extent(0) != want.size()) fail("copy_bitmask extent");
     for (std::size_t i = 0; i < want.size(); ++i)
       if (out(i) != want[i]) fail("copy_bitmask word " + std::to_string(i));
@@ -742,14 +800,16 @@ void run_reads(World& w, const Call& c) {
     const bool valid = ranges_ok(m, c.ranges);
     Kokkos::View<size_type*, mem_space> set, unset;
     if (run_checked(w, valid, [&] {
-          set   = kmask::segmented_count_set_bits(exec, mv, c.ranges);
-          unset = kmask::segmented_count_unset_bits(exec, mv, c.ranges);
+          set   = c.raw ? kmask::segmented_count_set_bits(exec, rm, c.ranges)
+                        : kmask::segmented_count_set_bits(exec, mv, c.ranges);
+          unset = c.raw ? kmask::segmented_count_unset_bits(exec, rm, c.ranges)
+                        : kmask::segmented_count_unset_bits(exec, mv, c.ranges);
         }))
       return;
     compare_world(w, w.snap, w.counts_snap);
     if (set.extent(0) != c.ranges.size() / 2 || unset.extent(0) != c.ranges.size() / 2) fail("segmented count extent");
     for (std::size_t r = 0; r < c.ranges.size() / 2; ++r) {
-      const size_type want = reference_set_bits(w, m, c.ranges[2 * r], c.ranges[2 * r + 1]);
+      const size_type want = reference_set_bits(w, m, c.ranges[2 * r], c.ranges[2 * r + 1], inv);
       if (set(r) != want || unset(r) != c.ranges[2 * r + 1] - c.ranges[2 * r] - want)
         fail("segmented_count range " + std::to_string(r));
     }

@@ -159,7 +159,7 @@ void report_source(const arg_names& n, std::size_t j, const source_mask& m, size
   std::ostringstream addr;
   addr << static_cast<const void*>(m.words);
   invalid(n.fn, n.sources, "[", j, "] starts at address ", addr.str(),
-          ", outside the range an 8-byte device source reference holds (its top four bits must agree)");
+          ", outside the range an 8-byte device source reference holds (its top five bits must agree)");
 }
 
 void check_league_size(const char* fn, size_type league) {
@@ -170,6 +170,23 @@ void check_league_size(const char* fn, size_type league) {
 
 void report_overlapping_destinations(const arg_names& n, size_type a, size_type b) {
   invalid(n.fn, n.dests, "[", b, "] overlaps ", n.dests, "[", a, "]: both would be written at once");
+}
+
+void check_batch_sizes(const arg_names& n, std::size_t num_masks, const std::vector<size_type>& sizes_bits) {
+  if (sizes_bits.size() != num_masks)
+    invalid(n.fn, "sizes_bits.size() = ", sizes_bits.size(), " differs from ", n.sources, ".size() = ", num_masks);
+  for (std::size_t j = 0; j < sizes_bits.size(); ++j) {
+    if (sizes_bits[j] < 0) invalid(n.fn, "sizes_bits[", j, "] = ", sizes_bits[j], " is negative");
+    if (sizes_bits[j] > max_bits) invalid(n.fn, "sizes_bits[", j, "] = ", sizes_bits[j], " is too large");
+  }
+}
+
+void report_batch_source(const arg_names& n, std::size_t j, const source_mask& m, size_type size_bits) {
+  if (m.words != nullptr && m.begin_bit >= 0 && m.begin_bit <= max_bits && m.extent_words >= 0 &&
+      m.begin_bit + size_bits > capacity_bits(m.extent_words))
+    out_of_range(n.fn, begin_name(n, j), " + sizes_bits[", j, "] = ", m.begin_bit, " + ", size_bits, " is past the ",
+                 capacity_bits(m.extent_words), " bits of ", n.sources, "[", j, "] (", m.extent_words, " words)");
+  report_source(n, j, m, size_bits);  // every other refusal reads as it does for any source
 }
 
 }  // namespace detail

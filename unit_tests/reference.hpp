@@ -65,6 +65,38 @@ inline words slice(const words& m, std::int64_t begin, std::int64_t end) {
   return out;
 }
 
+// A source as a call reads it: bits of *m from `begin` (m == nullptr: an absent mask, all ones),
+// complemented bit by bit when `invert`.
+struct read_source {
+  const words* m;
+  std::int64_t begin;
+  bool invert;
+};
+
+inline int read_bit(const read_source& s, std::int64_t i) {
+  const int b = s.m == nullptr ? 1 : get_bit(*s.m, s.begin + i);
+  return s.invert ? 1 - b : b;
+}
+
+// combine() over sources read as read_source.
+inline result combine_read(op o, const std::vector<read_source>& sources, std::int64_t size) {
+  result r{words(static_cast<std::size_t>((size + 31) / 32), 0u), 0};
+  for (std::int64_t i = 0; i < size; ++i) {
+    int bit = identity_bit(o);
+    for (const auto& s : sources) bit = apply(o, bit, read_bit(s, i));
+    set_bit(r.mask, i, bit);
+    if (!bit) ++r.nulls;
+  }
+  return r;
+}
+
+// Set bits of a read source's bits [0, size).
+inline std::int64_t count_set_read(const read_source& s, std::int64_t size) {
+  std::int64_t n = 0;
+  for (std::int64_t i = 0; i < size; ++i) n += read_bit(s, i);
+  return n;
+}
+
 }  // namespace ref
 
 #endif

@@ -41,7 +41,8 @@ std::pair<Kokkos::View<word_type*, typename ExecSpace::memory_space>, size_type>
       true);
 }
 
-/// binop() over raw sources (source `j` read from `masks[j].begin_bit`).
+/// binop() over raw sources (source `j` read from `masks[j].begin_bit`, complemented when
+/// `masks[j].invert`: NOT, AND-NOT and OR-NOT with the usual operators).
 template <class ExecSpace, class Op, class = std::enable_if_t<Kokkos::is_execution_space<ExecSpace>::value>>
 std::pair<Kokkos::View<word_type*, typename ExecSpace::memory_space>, size_type> binop(
     const ExecSpace& exec, const Op& op, const std::vector<source_mask>& masks, size_type size_bits) {
@@ -143,7 +144,9 @@ void superimpose_nulls(const ExecSpace& exec, const ParentView& parent, size_typ
                            child_null_counts);
 }
 
-/// superimpose_nulls() over a raw parent (read from its `begin_bit`) and raw children.
+/// superimpose_nulls() over a raw parent (read from its `begin_bit`) and raw children. An inverted
+/// parent (source_mask::invert) is read complemented: each child keeps only the rows the parent
+/// has null; an inverted absent parent makes every child all null.
 template <class ExecSpace, class = std::enable_if_t<Kokkos::is_execution_space<ExecSpace>::value>>
 void superimpose_nulls(const ExecSpace& exec, const source_mask& parent, const std::vector<dest_mask>& children,
                        size_type size_bits,

@@ -27,7 +27,8 @@ Kokkos::View<word_type*, typename ExecSpace::memory_space> copy_bitmask(
   return detail::copy_bitmask_call(exec, detail::arg_names{fn}, detail::as_source(mask), begin_bit, end_bit);
 }
 
-/// copy_bitmask() of a raw mask: bits [begin_bit, end_bit) counted from `mask.begin_bit`.
+/// copy_bitmask() of a raw mask: bits [begin_bit, end_bit) counted from `mask.begin_bit`. An inverted
+/// mask (source_mask::invert) is copied complemented (an inverted absent one gives all null).
 template <class ExecSpace, class = std::enable_if_t<Kokkos::is_execution_space<ExecSpace>::value>>
 Kokkos::View<word_type*, typename ExecSpace::memory_space> copy_bitmask(const ExecSpace& exec, const source_mask& mask,
                                                                         size_type begin_bit, size_type end_bit) {

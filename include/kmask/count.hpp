@@ -6,7 +6,8 @@
 ///
 /// Every function takes the mask as a view (bits counted from the view's bit 0) or as a
 /// source_mask (bits counted from its `begin_bit`). An absent mask (null view, or null words with
-/// extent 0) has every bit set.
+/// extent 0) has every bit set. An inverted source_mask (source_mask::invert) is counted complemented:
+/// its set bits are the words' unset bits, and an inverted absent mask has none set.
 
 #include <kmask/detail/count_calls.hpp>
 #include <kmask/detail/mask_lists.hpp>

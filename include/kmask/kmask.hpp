@@ -20,5 +20,6 @@
 #include <kmask/segmented_binop.hpp>
 #include <kmask/types.hpp>
 #include <kmask/version.hpp>
+#include <kmask/batch_count.hpp>
 
 #endif

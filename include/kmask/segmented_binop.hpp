@@ -15,6 +15,10 @@
 /// **Absent masks.** A source that is a null view, or a source_mask with `words == nullptr` and
 /// `extent_words == 0`, reads as all valid (cudf's convention for a column without a null mask).
 ///
+/// **Negated sources.** A source_mask with `invert` set (kmask::inverted()) is read complemented,
+/// in every form here and in the plan: AND-NOT is bit_and over {a, inverted(b)}. Bits past
+/// `size_bits` are cleared and uncounted as for any source; an inverted absent source is all null.
+///
 /// **Aliasing.** A destination may be a source of its own segment read from bit 0 (superimposing
 /// nulls in place): no copy is made. Any other overlap between a destination and a source is
 /// detected on the host and the source is staged through a temporary first, so the result is

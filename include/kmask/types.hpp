@@ -7,6 +7,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <cstdint>
+#include <type_traits>
 
 namespace kmask {
 
@@ -49,10 +50,18 @@ enum class mask_state {
 /// allocation holds, and every bounds check is against it. `words == nullptr` with
 /// `extent_words == 0` is a source without a mask: every bit reads as valid (1), cudf's convention
 /// for a column with no null mask.
+///
+/// `invert = true` makes it a *negated* source: every call that reads it (binop, segmented_binop,
+/// the in-place forms and plans, superimpose_nulls' parent, copy_bitmask, the counts) reads the
+/// complement of its bits, so AND-NOT, OR-NOT and NOT need no operator of their own. Only the bits
+/// [begin_bit, begin_bit + size) a call reads are complemented; nothing past them reaches a result.
+/// An inverted absent source (nullptr, extent 0) is the complement of all valid: every bit reads as
+/// null (0). `{words, extent, begin_bit}` still initialises a plain source; see also inverted().
 struct source_mask {
   const word_type* words = nullptr;  ///< first word of the allocation (or nullptr: all valid)
   size_type extent_words = 0;        ///< words the allocation holds
   size_type begin_bit    = 0;        ///< the allocation's bit that is the source's bit 0
+  bool invert            = false;    ///< read the complement of every bit
 };
 
 /// \brief A destination mask given as a raw pointer: `extent_words` words starting at `words`,
@@ -61,6 +70,22 @@ struct dest_mask {
   word_type* words       = nullptr;  ///< first word written
   size_type extent_words = 0;        ///< words the allocation holds
 };
+
+/// \brief The negated source of `mask` read from its bit `begin_bit`: a source_mask with `invert`
+/// set over the view's words (a null view gives the inverted absent source: all null).
+template <class View, class = std::enable_if_t<Kokkos::is_view<View>::value>>
+source_mask inverted(const View& mask, size_type begin_bit = 0) {
+  static_assert(View::rank == 1 && std::is_same<typename View::non_const_value_type, word_type>::value,
+                "kmask::inverted: the mask must be a rank-1 view of kmask::word_type");
+  return {mask.data(), static_cast<size_type>(mask.extent(0)), begin_bit, true};
+}
+
+/// The same source read complemented once more (`invert` flipped): inverted(inverted(m)) is m.
+inline source_mask inverted(const source_mask& mask) {
+  source_mask m = mask;
+  m.invert      = !m.invert;
+  return m;
+}
 
 /// A mask in memory space `MemorySpace`.
 template <class MemorySpace>

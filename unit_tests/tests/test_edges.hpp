@@ -248,7 +248,7 @@ TEST(TEST_CATEGORY, edges_segment_of_a_thousand_sources_through_the_plan) {
 }
 
 // The GPU form's 8-byte source reference holds every canonical address (48- and 57-bit, both
-// halves) with every bit offset, and refuses one whose top four bits disagree rather than
+// halves) with every bit offset, and refuses one whose top five bits disagree rather than
 // wrapping it into another address.
 TEST(TEST_CATEGORY, edges_packed_source_references_round_trip_every_canonical_address) {
   using kmask::detail::packed_source_ref;

@@ -15,6 +15,11 @@ namespace detail {
 template <class ExecSpace>
 size_type count_set_bits_call(const char* fn, const ExecSpace& exec, const source_mask& mask, size_type begin_bit,
                               size_type end_bit) {
+  if (mask.invert) {
+    // The set bits of the complement are the unset bits of the mask (checked in the inner call).
+    const size_type set = count_set_bits_call(fn, exec, inverted(mask), begin_bit, end_bit);
+    return (end_bit - begin_bit) - set;
+  }
   if (!check_bit_range(fn, "mask", mask, begin_bit, end_bit)) return end_bit - begin_bit;  // absent: all set
   if (end_bit == begin_bit) return 0;
   const size_type b = mask.begin_bit + begin_bit, e = mask.begin_bit + end_bit;

@@ -120,7 +120,8 @@ struct range_count_functor {
 
 // Enqueues counts(r) = set bits (or, `unset`, unset bits) of `mask` in its bits
 // [ranges[2r], ranges[2r+1]) for every r, counted from mask.begin_bit; ranges and counts checked.
-// The ranges travel in a staging lease, so nothing is allocated. An absent mask has every bit set.
+// The ranges travel in a staging lease, so nothing is allocated. An absent mask has every bit set
+// (an inverted absent one none).
 template <class ExecSpace>
 void count_ranges_into(const char* fn, const ExecSpace& exec, const source_mask& mask,
                        const std::vector<size_type>& ranges, bool unset,
@@ -128,6 +129,8 @@ void count_ranges_into(const char* fn, const ExecSpace& exec, const source_mask&
   const std::string pre = std::string(fn) + "::";
   const size_type n     = static_cast<size_type>(ranges.size() / 2);
   if (n == 0) return;
+  // The set bits of an inverted mask are the unset bits of the mask it complements.
+  unset = unset != mask.invert;
   const size_type base = mask.words == nullptr ? 0 : mask.begin_bit;
   // Size the teams for the longest range, then give each range as many teams as it needs.
   size_type longest = 0;

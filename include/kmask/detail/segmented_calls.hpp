@@ -106,7 +106,8 @@ void superimpose_call(const ExecSpace& exec, const arg_names& names, const sourc
   // Summed without overflow; used only once check_bit_span() below has accepted both.
   const source_mask parent{base.words, base.extent_words,
                            static_cast<size_type>(static_cast<std::uint64_t>(base.begin_bit) +
-                                                  static_cast<std::uint64_t>(begin_bit))};
+                                                  static_cast<std::uint64_t>(begin_bit)),
+                           base.invert};
   const counter_arg counts = counter_of("child_null_counts", child_null_counts);
   const auto p =
       describe(names, superimpose_sources<Children>{parent, children}, children, size_bits, offsets, &counts);
@@ -121,7 +122,8 @@ Kokkos::View<word_type*, typename ExecSpace::memory_space> copy_bitmask_call(con
                                                                              const source_mask& mask,
                                                                              size_type begin_bit, size_type end_bit) {
   check_bit_range(names.fn, "mask", mask, begin_bit, end_bit);
-  const source_mask from{mask.words, mask.extent_words, mask.words == nullptr ? 0 : mask.begin_bit + begin_bit};
+  const source_mask from{mask.words, mask.extent_words, mask.words == nullptr ? 0 : mask.begin_bit + begin_bit,
+                         mask.invert};
   const std::vector<size_type> one_segment{0, 1};
   // The null count is a by-product nobody asked for here.
   return new_mask_call(exec, bit_or{},

@@ -203,14 +203,14 @@ encoded_call<ExecSpace, typename Make::store> encode(const ExecSpace& exec, cons
       std::uint64_t* sh = e.scratch->host();
       std::uint64_t* sd = e.scratch->device();
       word_type* buffer = reinterpret_cast<word_type*>(sd + records);
-      // Each staged source keeps its bit offset within its first word, so the kernels read the
-      // copy exactly as they would have read the original.
+      // Each staged source keeps its bit offset within its first word (and its invert flag), so the
+      // kernels read the copy exactly as they would have read the original.
       for (std::size_t k = 0; k < staged.size(); ++k) {
         const std::size_t j = static_cast<std::size_t>(staged[k]);
         const source_mask m = p.sources[j];
         const size_type w   = num_words(m.begin_bit % word_bits + p.size_bits);
         new (sh + 3 * k) stage_ref{m.words + m.begin_bit / word_bits, buffer, w};
-        write_ref(refs + j, source_mask{buffer, w, m.begin_bit % word_bits});
+        write_ref(refs + j, source_mask{buffer, w, m.begin_bit % word_bits, m.invert});
         buffer += (w + 1) / 2 * 2;
       }
       e.scratch->upload(0, records);

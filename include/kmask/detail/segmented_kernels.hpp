@@ -127,12 +127,14 @@ KOKKOS_FORCEINLINE_FUNCTION void combine_sources(const Op& op, const SourceRef* 
         const word_type* lo[Batch];
         const word_type* hi[Batch];
         int shift[Batch];
+        word_type flip[Batch];
         bool in_bounds = true, aligned = true;
         for (int b = 0; b < Batch; ++b) {
           const positioned_source ps(sources[j + b], size_bits);
           lo[b]     = ps.first;
           hi[b]     = ps.first + (ps.shift != 0 ? 1 : 0);
           shift[b]  = ps.shift;
+          flip[b]   = ps.flip;
           in_bounds = in_bounds && w_max + (ps.shift != 0 ? 1 : 0) <= ps.last;
           aligned   = aligned && ps.shift == 0;
         }
@@ -161,8 +163,9 @@ KOKKOS_FORCEINLINE_FUNCTION void combine_sources(const Op& op, const SourceRef* 
               for (int i = 0; i < Items; ++i) v[b][i] = funnel_shift(v[b][i], hi[b][w0 + i * stride], shift[b]);
           }
         }
+        // An inverted source's words are complemented once they are positioned (0 or ~0: one XOR).
         for (int b = 0; b < Batch; ++b)
-          for (int i = 0; i < Items; ++i) acc[i] = op(acc[i], v[b][i]);
+          for (int i = 0; i < Items; ++i) acc[i] = op(acc[i], v[b][i] ^ flip[b]);
       }
     }
     combine_sources<Items, Batch / 2, WarpRuns, LaneShuffle>(op, sources, j, last, w0, stride, words, size_bits, acc);
@@ -341,19 +344,22 @@ struct cpu_segments_functor {
       for (size_type j = first; j < last;) {
         const word_type* p[cpu_pass_sources] = {};
         int sh[cpu_pass_sources]             = {};
+        word_type fl[cpu_pass_sources]       = {};
         const positioned_source lead(a.sources(j), bits);
         const bool shifted = lead.shift != 0;
         p[0]               = lead.first + b0;
         sh[0]              = lead.shift;
+        fl[0]              = lead.flip;
         int g              = 1;
         for (; g < cpu_pass_sources && j + g < last; ++g) {
           const positioned_source ps(a.sources(j + g), bits);
           if ((ps.shift != 0) != shifted) break;
           p[g]  = ps.first + b0;
           sh[g] = ps.shift;
+          fl[g] = ps.flip;
         }
         j += g;
-        set += cpu_pass(op, g, shifted, p, sh, m, from_acc, j == last, acc, out + b0);
+        set += cpu_pass(op, g, shifted, p, sh, fl, m, from_acc, j == last, acc, out + b0);
         from_acc = true;
       }
       nulls += m * word_bits - set;

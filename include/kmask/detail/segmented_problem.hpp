@@ -61,17 +61,21 @@ void check_destinations(const segmented_problem<Sources, Dests>& p) {
 }
 
 // The reference of a source for the kernels, or a null reference for an absent (all-valid) one,
-// which patch_absent() later points at words of ones. False if the form cannot hold the address.
+// which patch_absent() later points at words of ones. An inverted source keeps its flag in the
+// reference, an absent one too (it then reads the ones complemented: all null). False if the form
+// cannot hold the address.
 inline bool write_ref(source_ref* ref, const source_mask& m) {
-  new (ref) source_ref{m.words, m.words == nullptr ? 0 : m.begin_bit};
+  new (ref) source_ref{m.words, (m.words == nullptr ? 0 : m.begin_bit) | (m.invert ? source_ref::invert_flag : 0)};
   return true;
 }
 inline bool write_ref(packed_source_ref* ref, const source_mask& m) {
-  new (ref) packed_source_ref{0};
-  return m.words == nullptr || ref->pack(m.words, m.begin_bit);
+  new (ref) packed_source_ref{m.invert ? packed_source_ref::invert_bit : 0};
+  return m.words == nullptr || ref->pack(m.words, m.begin_bit, m.invert);
 }
 inline bool is_absent_ref(const source_ref& r) { return r.data == nullptr; }
-inline bool is_absent_ref(const packed_source_ref& r) { return r.bits == 0; }
+inline bool is_absent_ref(const packed_source_ref& r) { return r.first() == nullptr; }
+inline bool is_inverted_ref(const source_ref& r) { return r.flip() != 0; }
+inline bool is_inverted_ref(const packed_source_ref& r) { return r.flip() != 0; }
 
 // Which sources a pass met first that were not plain: the first invalid one (or one whose address
 // the form cannot hold) and the first absent one; `none` if there was none.
@@ -150,11 +154,12 @@ bool has_absent(const Ref* refs, std::size_t first, std::size_t last) {
   return false;
 }
 
-// Points the absent references among refs[first, last) at `ones` (num_words(size_bits) words of ~0).
+// Points the absent references among refs[first, last) at `ones` (num_words(size_bits) words of ~0),
+// keeping each one's invert flag.
 template <class Ref>
 void patch_absent(Ref* refs, std::size_t first, std::size_t last, const word_type* ones) {
   for (std::size_t j = first; j < last; ++j)
-    if (is_absent_ref(refs[j])) write_ref(refs + j, source_mask{ones, 0, 0});
+    if (is_absent_ref(refs[j])) write_ref(refs + j, source_mask{ones, 0, 0, is_inverted_ref(refs[j])});
 }
 
 // [first, last) word addresses bits [begin, begin + size) of a mask occupy; empty when size == 0.

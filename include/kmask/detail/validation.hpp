@@ -76,6 +76,13 @@ void check_league_size(const char* fn, size_type league);
 [[noreturn]] void report_source(const arg_names& names, std::size_t j, const source_mask& m, size_type size_bits);
 [[noreturn]] void report_overlapping_destinations(const arg_names& names, size_type a, size_type b);
 
+// batch_count_*: sizes_bits.size() == num_masks and every sizes_bits[j] in [0, max_bits].
+void check_batch_sizes(const arg_names& names, std::size_t num_masks, const std::vector<size_type>& sizes_bits);
+// Throws the message for mask `j` of a batch count, which check_source(m, size_bits) refused
+// (`size_bits` being sizes_bits[j]).
+[[noreturn]] void report_batch_source(const arg_names& names, std::size_t j, const source_mask& m,
+                                      size_type size_bits);
+
 }  // namespace detail
 }  // namespace kmask
 

@@ -1,0 +1,192 @@
+#ifndef KMASK_DETAIL_BATCH_COUNT_HPP
+#define KMASK_DETAIL_BATCH_COUNT_HPP
+
+// One count per mask over many masks in one launch (batch_count_set_bits / _unset_bits). Each
+// mask's range is cut into blocks of words, a team per block; a team's count goes to its mask's
+// total with one atomic, and the team that takes its mask's last ticket writes the count. The
+// totals and tickets are zeros uploaded with the descriptors, so no clearing launch runs first.
+
+#include <kmask/detail/compat.hpp>
+#include <kmask/detail/count_kernels.hpp>
+#include <kmask/detail/launch_shape.hpp>
+#include <kmask/detail/mask_lists.hpp>
+#include <kmask/detail/staging_pool.hpp>
+#include <kmask/detail/validation.hpp>
+#include <kmask/types.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace kmask {
+namespace detail {
+
+// What a team reads of mask r: bits [begin, end) of `words` (absolute bit positions), and whether
+// the count is the unset bits (`negate`: an unset count of a plain mask or a set count of an
+// inverted one). `words == nullptr`: an absent mask, every bit set, nothing read.
+struct batch_range {
+  const word_type* words;
+  size_type begin;
+  size_type end;
+  size_type negate;
+};
+
+template <class ExecSpace>
+struct batch_count_functor {
+  using member_type = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
+  const batch_range* ranges;
+  const size_type* first_team;  // num_ranges + 1: teams before range r
+  size_type* scratch;           // 2 per range: running total, tickets (zero before the launch)
+  Kokkos::View<size_type*, typename ExecSpace::memory_space> counts;
+  size_type num_ranges;
+  size_type words_per_team;
+  size_type threads;  // GPU form: TeamThreadRange indices of a team, each reading `items` words
+  // The CPU form counts a block on one thread with a loop that vectorises; the GPU form (also what
+  // the emulated GPU build runs on a host space) spreads it over the team.
+  static constexpr bool on_host = uses_cpu_kernels<ExecSpace>();
+  static constexpr int items    = static_cast<int>(launch_tuning<ExecSpace>::count_gpu_items);
+
+  KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
+    const size_type t = team.league_rank();
+    size_type lo = 0, hi = num_ranges;
+    while (hi - lo > 1) {
+      const size_type mid = lo + (hi - lo) / 2;
+      if (first_team[mid] <= t) lo = mid; else hi = mid;
+    }
+    const size_type r       = lo;
+    const batch_range range = ranges[r];
+    const size_type parts   = first_team[r + 1] - first_team[r];
+    size_type set           = 0;
+    if (range.words == nullptr) {
+      set = range.end - range.begin;  // absent: one team, all set
+    } else if (range.end > range.begin) {
+      const size_type first = range.begin / word_bits + (t - first_team[r]) * words_per_team;
+      const size_type last  = (range.end - 1) / word_bits + 1;
+      const size_type stop  = first + words_per_team < last ? first + words_per_team : last;
+      const word_type* m    = range.words;
+      const size_type b = range.begin, e = range.end;
+      if constexpr (on_host) {
+        set = count_words_on_cpu(m, first, stop, b, e);
+      } else {
+        // Thread g reads words first + g, first + g + threads, ...: each load of a warp is one line,
+        // and the `items` loads of a thread are independent.
+        const size_type stride = threads;
+        Kokkos::parallel_reduce(
+            Kokkos::TeamThreadRange(team, threads),
+            [&](size_type g, size_type& acc) {
+              for (int k = 0; k < items; ++k) {
+                const size_type w = first + g + k * stride;
+                if (w < stop) acc += set_bits_in_range(m[w], w, b, e);
+              }
+            },
+            set);
+      }
+    }
+    Kokkos::single(Kokkos::PerTeam(team), [&]() {
+      const size_type len = range.end - range.begin;
+      if (parts == 1) {
+        counts(r) = range.negate ? len - set : set;
+        return;
+      }
+      atomic_add_count(&scratch[2 * r], set);
+      Kokkos::memory_fence();  // the add is visible before the ticket that announces it
+      if (atomic_fetch_add_count(&scratch[2 * r + 1], 1) != parts - 1) return;
+      Kokkos::memory_fence();  // every other team's add is visible to the last one
+      const size_type total = atomic_exchange_count(&scratch[2 * r], 0);
+      counts(r)             = range.negate ? len - total : total;
+    });
+  }
+};
+
+// Teams sized for the longest mask: count_shape_for's, in the form the functor runs.
+template <class ExecSpace>
+team_shape batch_count_shape(size_type words) {
+  if constexpr (uses_cpu_kernels<ExecSpace>()) {
+    return count_shape_for<ExecSpace>(words);
+  } else {
+    constexpr size_type items = launch_tuning<ExecSpace>::count_gpu_items;
+    const size_type threads   = gpu_team_threads(words, items);
+    // A host space (the emulated GPU form) runs a team's groups on its one thread.
+    return {runs_on_host<ExecSpace>() ? 1 : static_cast<int>(threads), threads, threads * items,
+            (words + threads * items - 1) / (threads * items)};
+  }
+}
+
+// Checks mask j of a batch (its size already checked) and throws the message naming it.
+template <class Sources>
+void check_batch_sources(const arg_names& names, const Sources& masks, const std::vector<size_type>& sizes_bits) {
+  for (std::size_t j = 0; j < masks.size(); ++j) {
+    const source_mask m = masks[j];
+    if (check_source(m, sizes_bits[j]) == source_status::invalid) report_batch_source(names, j, m, sizes_bits[j]);
+  }
+}
+
+// Counts (set, or `unset`) of bits [m.begin_bit, m.begin_bit + sizes_bits[j]) of every mask j, in
+// one launch on `exec`; everything checked before anything is allocated or enqueued.
+template <class ExecSpace, class Sources>
+Kokkos::View<size_type*, typename ExecSpace::memory_space> batch_count_call(const ExecSpace& exec,
+                                                                            const arg_names& names,
+                                                                            const Sources& masks,
+                                                                            const std::vector<size_type>& sizes_bits,
+                                                                            bool unset) {
+  using memory_space    = typename ExecSpace::memory_space;
+  const std::string pre = std::string(names.fn) + "::";
+  check_batch_sizes(names, masks.size(), sizes_bits);
+  check_batch_sources(names, masks, sizes_bits);
+  const size_type n = static_cast<size_type>(masks.size());
+  // Size the teams for the longest mask, then give each mask as many teams as it needs (one at least,
+  // which writes its count).
+  size_type longest = 1;
+  for (std::size_t j = 0; j < masks.size(); ++j) {
+    const source_mask m = masks[j];
+    if (m.words != nullptr && sizes_bits[j] > 0)
+      longest = std::max(longest, num_words(m.begin_bit % word_bits + sizes_bits[j]));
+  }
+  const team_shape shape  = batch_count_shape<ExecSpace>(longest);
+  constexpr std::size_t per_range = sizeof(batch_range) / sizeof(std::uint64_t);
+  static_assert(sizeof(batch_range) % sizeof(std::uint64_t) == 0, "kmask: batch_range layout");
+  const std::size_t at_teams = per_range * masks.size(), at_scratch = at_teams + masks.size() + 1;
+  const std::size_t words    = at_scratch + 2 * masks.size();
+  // Teams first: the league is checked before the lease is taken or the counts allocated.
+  std::vector<size_type> first_team(masks.size() + 1, 0);
+  for (std::size_t j = 0; j < masks.size(); ++j) {
+    const source_mask m = masks[j];
+    const size_type b = m.begin_bit, e = m.begin_bit + sizes_bits[j];
+    const size_type w = m.words != nullptr && e > b ? (e - 1) / word_bits + 1 - b / word_bits : 0;
+    first_team[j + 1] = first_team[j] + std::max<size_type>(1, (w + shape.words_per_team - 1) / shape.words_per_team);
+  }
+  check_league_size(names.fn, first_team[masks.size()]);
+  Kokkos::View<size_type*, memory_space> counts(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, pre + "counts"),
+                                                static_cast<std::size_t>(n));
+  if (n == 0) return counts;
+  auto lease          = staging_pool<ExecSpace>::acquire(exec, words, words, pre + "descriptors");
+  std::uint64_t* host = lease.host();
+  batch_range* rs     = reinterpret_cast<batch_range*>(host);
+  for (std::size_t j = 0; j < masks.size(); ++j) {
+    const source_mask m = masks[j];
+    const bool absent   = m.words == nullptr;
+    const size_type b   = absent ? 0 : m.begin_bit;
+    rs[j]               = {m.words, b, b + sizes_bits[j], (unset != m.invert) ? 1 : 0};
+  }
+  std::copy(first_team.begin(), first_team.end(), reinterpret_cast<size_type*>(host + at_teams));
+  std::fill(host + at_scratch, host + words, std::uint64_t{0});
+  lease.upload(0, words);
+  std::uint64_t* dev = lease.device();
+  const batch_count_functor<ExecSpace> f{reinterpret_cast<const batch_range*>(dev),
+                                         reinterpret_cast<const size_type*>(dev + at_teams),
+                                         reinterpret_cast<size_type*>(dev + at_scratch),
+                                         counts,
+                                         n,
+                                         shape.words_per_team,
+                                         shape.groups};
+  Kokkos::parallel_for(pre + "words",
+                       Kokkos::TeamPolicy<ExecSpace>(exec, static_cast<int>(first_team[masks.size()]), shape.team_size),
+                       f);
+  return counts;
+}
+
+}  // namespace detail
+}  // namespace kmask
+
+#endif
