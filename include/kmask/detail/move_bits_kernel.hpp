@@ -119,7 +119,8 @@ struct move_shape {
 template <class ExecSpace>
 move_shape move_shape_for() {
   if (uses_cpu_kernels<ExecSpace>()) return {1, launch_tuning<ExecSpace>::move_cpu_chunk_words};
-  return {256, launch_tuning<ExecSpace>::move_gpu_items};
+  // A host backend runs teams of one thread (the GPU form emulated on Serial).
+  return {runs_on_host<ExecSpace>() ? 1 : 256, launch_tuning<ExecSpace>::move_gpu_items};
 }
 
 // Launches the pieces' words (and the count) in one kernel labelled "<fn>::words".
