@@ -63,7 +63,7 @@ size_type check_move_dest(const move_names& n, std::size_t i, const dest_mask& d
   if (d.extent_words < 0) invalid(n.fn, dn, ".extent_words = ", d.extent_words, " is negative");
   if (size > 0 && d.words == nullptr)
     invalid(n.fn, dn, " is ", null_kind(n.pointers), " but ", size, " bits are written to it");
-  if (size > 0 && begin + size > capacity_bits(d.extent_words)) {
+  if (begin + size > capacity_bits(d.extent_words)) {
     if (n.ends)
       out_of_range(n.fn, s, " = ", begin + size, " is past the ", capacity_bits(d.extent_words), " bits of ", dn, " (",
                    d.extent_words, " words)");
@@ -84,7 +84,7 @@ bool check_move_source(const move_names& n, std::size_t i, const source_mask& m,
               " words (only an empty null mask reads as all valid)");
     return false;
   }
-  if (size > 0 && m.begin_bit + size > capacity_bits(m.extent_words))
+  if (m.begin_bit + size > capacity_bits(m.extent_words))
     out_of_range(n.fn, b, " + ", s, " = ", m.begin_bit, " + ", size, " is past the ", capacity_bits(m.extent_words),
                  " bits of ", sn, " (", m.extent_words, " words)");
   return true;
