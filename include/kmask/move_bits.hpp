@@ -25,35 +25,6 @@
 
 namespace kmask {
 
-namespace detail {
-inline move_names set_bits_names() {
-  move_names n{"kmask::set_bits"};
-  n.dests = "mask", n.dest_begins = "begin_bit", n.sizes = "end_bit", n.ends = true;
-  return n;
-}
-inline move_names set_bits_bulk_names(bool pointers) {
-  move_names n{"kmask::set_bits_bulk"};
-  n.dests = "masks", n.dest_begins = "begin_bits", n.sizes = "end_bits", n.ends = true, n.pointers = pointers;
-  return n;
-}
-inline move_names copy_bits_names(bool pointers) {
-  move_names n{"kmask::copy_bits"};
-  n.dests = "dest", n.dest_begins = "dest_begin_bit", n.srcs = "src", n.src_begins = "src_begin_bit",
-  n.sizes = "size_bits", n.pointers = pointers;
-  return n;
-}
-inline move_names segmented_copy_bits_names(bool pointers) {
-  move_names n{"kmask::segmented_copy_bits"};
-  n.pointers = pointers;
-  return n;
-}
-inline move_names concatenate_names(const char* fn, bool pointers) {
-  move_names n{fn};
-  n.dests = "dest", n.srcs = "masks", n.src_begins = "begin_bits", n.pointers = pointers;
-  return n;
-}
-}  // namespace detail
-
 // ---- set_bits --------------------------------------------------------------------------------
 
 /// \brief Bits [begin_bit, end_bit) of `mask` become 1 (`valid`) or 0; every other bit is unchanged.

@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <new>
 #include <string>
 #include <utility>
 #include <vector>
@@ -193,6 +194,35 @@ size_type run_moves(const char* fn, const ExecSpace& exec, const std::vector<mov
 }
 
 // ---- the calls ------------------------------------------------------------------------------
+
+// How each public call names its arguments in messages.
+inline move_names set_bits_names() {
+  move_names n{"kmask::set_bits"};
+  n.dests = "mask", n.dest_begins = "begin_bit", n.sizes = "end_bit", n.ends = true;
+  return n;
+}
+inline move_names set_bits_bulk_names(bool pointers) {
+  move_names n{"kmask::set_bits_bulk"};
+  n.dests = "masks", n.dest_begins = "begin_bits", n.sizes = "end_bits", n.ends = true, n.pointers = pointers;
+  return n;
+}
+inline move_names copy_bits_names(bool pointers) {
+  move_names n{"kmask::copy_bits"};
+  n.dests = "dest", n.dest_begins = "dest_begin_bit", n.srcs = "src", n.src_begins = "src_begin_bit",
+  n.sizes = "size_bits", n.pointers = pointers;
+  return n;
+}
+inline move_names segmented_copy_bits_names(bool pointers) {
+  move_names n{"kmask::segmented_copy_bits"};
+  n.pointers = pointers;
+  return n;
+}
+inline move_names concatenate_names(const char* fn, bool pointers) {
+  move_names n{fn};
+  n.dests = "dest", n.srcs = "masks", n.src_begins = "begin_bits", n.pointers = pointers;
+  return n;
+}
+
 
 inline move_request constant_piece(const dest_mask& d, size_type begin, size_type size, bool valid, std::size_t i) {
   return {d, begin, source_mask{}, size, true, valid ? ~word_type{0} : word_type{0}, false, i};
