@@ -56,6 +56,12 @@ inline std::vector<std::pair<size_type, size_type>> random_ranges(std::mt19937_6
   return out;
 }
 
+// Word w becomes a hash of w (a device kernel: the huge test's source).
+inline void fill_hash(const TEST_EXECSPACE& exec, const Kokkos::View<word_type*, MS>& v) {
+  Kokkos::parallel_for(Kokkos::RangePolicy<TEST_EXECSPACE, Kokkos::IndexType<size_type>>(exec, 0, v.extent(0)),
+                       KOKKOS_LAMBDA(size_type w) { v(w) = static_cast<word_type>(w * 2654435761u) ^ 0x5bd1e995u; });
+}
+
 }  // namespace move_bits
 }  // namespace
 
@@ -460,9 +466,7 @@ TEST(TEST_CATEGORY, copy_bits_past_2_to_the_32_bits) {
   const size_type swords = kmask::num_words(sb + size), dwords = kmask::num_words(db + size) + 1;
   Kokkos::View<word_type*, MS> src(Kokkos::view_alloc(Kokkos::WithoutInitializing, "src"), swords);
   Kokkos::View<word_type*, MS> dest(Kokkos::view_alloc(Kokkos::WithoutInitializing, "dest"), dwords);
-  // Word w of the source is a hash of w; the destination starts as poison.
-  Kokkos::parallel_for(Kokkos::RangePolicy<TEST_EXECSPACE, Kokkos::IndexType<size_type>>(exec, 0, swords),
-                       KOKKOS_LAMBDA(size_type w) { src(w) = static_cast<word_type>(w * 2654435761u) ^ 0x5bd1e995u; });
+  move_bits::fill_hash(exec, src);  // the destination starts as poison
   Kokkos::deep_copy(exec, dest, poison);
   kmask::copy_bits(exec, dest, db, src, sb, size);
   exec.fence();
