@@ -46,7 +46,7 @@ Ref pick_ref(World& w, FuzzedDataProvider& in) {
   return {w.add(n, in), 0, n};
 }
 
-MoveCall decode(World& w, FuzzedDataProvider& in) {
+MoveCall decode_move(World& w, FuzzedDataProvider& in) {
   MoveCall c;
   c.api = in.ConsumeIntegralInRange<int>(0, num_apis - 1);
   for (int b = in.ConsumeIntegralInRange<int>(0, 3); b > 0; --b) w.add(in.ConsumeIntegralInRange<size_type>(0, 40), in);
@@ -58,8 +58,10 @@ MoveCall decode(World& w, FuzzedDataProvider& in) {
     p.src        = in.ConsumeIntegralInRange<int>(0, 3) == 0 && i > 0 ? c.pieces[i - 1].dest : pick_ref(w, in);
     p.dest_begin = small_or_special(in, 700);
     p.src_begin  = small_or_special(in, 300);
-    p.size       = in.ConsumeIntegralInRange<int>(0, 7) == 0 ? p.dest_begin + small_or_special(in, 64)
-                                                             : small_or_special(in, 500);
+    // Sometimes an end bit just past the begin (the set_bits calls take end bits).
+    p.size       = in.ConsumeIntegralInRange<int>(0, 7) == 0 && sane(p.dest_begin)
+                       ? p.dest_begin + in.ConsumeIntegralInRange<size_type>(0, 64)
+                       : small_or_special(in, 500);
     p.valid      = in.ConsumeBool();
     c.pieces.push_back(p);
   }
@@ -206,7 +208,7 @@ void run(World& w, const MoveCall& c) {
   }
 }
 
-std::string describe(const World& w, const MoveCall& c) {
+std::string describe_move(const World& w, const MoveCall& c) {
   std::ostringstream os;
   os << "api=" << name(c.api) << " pieces=" << c.pieces.size() << "\n";
   for (std::size_t i = 0; i < c.pieces.size(); ++i) {
@@ -224,9 +226,9 @@ std::string describe(const World& w, const MoveCall& c) {
 void one_input(const std::uint8_t* data, std::size_t size) {
   FuzzedDataProvider in(data, size);
   World w;
-  const MoveCall c = decode(w, in);
+  const MoveCall c = decode_move(w, in);
   g_world          = &w;
-  g_desc           = describe(w, c);
+  g_desc           = describe_move(w, c);
   if (verbose) std::fprintf(stderr, "%s", g_desc.c_str());
   run(w, c);
   g_world = nullptr;
