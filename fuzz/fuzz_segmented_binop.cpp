@@ -829,7 +829,14 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
   return 0;
 }
 
+#include "fuzz_move_bits.hpp"
+
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  // Inputs starting with "MV" are calls of the bit-moving functions (fuzz_move_bits.hpp).
+  if (size >= 2 && data[0] == 'M' && data[1] == 'V') {
+    move_fuzz::one_input(data + 2, size - 2);
+    return 0;
+  }
   FuzzedDataProvider in(data, size);
   World w;
   const Call c = decode(w, in);

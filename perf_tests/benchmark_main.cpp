@@ -10,6 +10,7 @@ namespace kmask_bench {
 void register_segmented_binop_benchmarks();
 void register_count_copy_benchmarks();
 void register_batch_count_benchmarks();
+void register_move_bits_benchmarks();
 }  // namespace kmask_bench
 
 int main(int argc, char* argv[]) {
@@ -28,6 +29,7 @@ int main(int argc, char* argv[]) {
     kmask_bench::register_segmented_binop_benchmarks();
     kmask_bench::register_count_copy_benchmarks();
     kmask_bench::register_batch_count_benchmarks();
+    kmask_bench::register_move_bits_benchmarks();
     if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
     benchmark::RunSpecifiedBenchmarks();
     benchmark::Shutdown();

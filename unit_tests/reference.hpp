@@ -97,6 +97,32 @@ inline std::int64_t count_set_read(const read_source& s, std::int64_t size) {
   return n;
 }
 
+// Bits [begin, end) of m become v; nothing else changes (set_bits).
+inline void set_range(words& m, std::int64_t begin, std::int64_t end, int v) {
+  for (std::int64_t i = begin; i < end; ++i) set_bit(m, i, v);
+
+// dest bits [dest_begin, dest_begin + size) get src bits [src_begin, src_begin + size), read from a
+// copy taken before any bit is written (so src may be dest itself); src == nullptr reads as ones.
+inline void copy_range(words& dest, std::int64_t dest_begin, const words* src, std::int64_t src_begin,
+                       std::int64_t size) {
+  const words before = src ? *src : words();
+  for (std::int64_t i = 0; i < size; ++i) set_bit(dest, dest_begin + i, src ? get_bit(before, src_begin + i) : 1);
+
+// The pieces back to back from bit 0 (a null piece is ones), in words of exactly ceil(total/32)
+// with bits past the total zero, and the number of zeros among the total bits.
+inline result concatenate(const std::vector<const words*>& pieces, const std::vector<std::int64_t>& begins,
+                          const std::vector<std::int64_t>& sizes) {
+  std::int64_t total = 0;
+  for (auto s : sizes) total += s;
+  result r{words(static_cast<std::size_t>((total + 31) / 32), 0u), 0};
+  std::int64_t at = 0;
+  for (std::size_t p = 0; p < pieces.size(); ++p)
+    for (std::int64_t i = 0; i < sizes[p]; ++i, ++at) {
+      const int bit = pieces[p] ? get_bit(*pieces[p], begins[p] + i) : 1;
+      set_bit(r.mask, at, bit);
+      if (!bit) ++r.nulls;
+    }
+
 }  // namespace ref
 
 #endif

@@ -60,6 +60,12 @@ struct launch_tuning {
   static constexpr size_type count_gpu_items = 8;
   // One host thread's run of words: it vectorises, and a mask gives enough runs to balance threads.
   static constexpr size_type count_cpu_chunk_words = 8192;
+
+  // Moving kernel (set_bits, copy_bits, concatenate): destination words of consecutive pieces.
+  // Words per GPU thread, 256 apart: a few stores in flight, and the piece search paid once per walk.
+  static constexpr size_type move_gpu_items = 8;
+  // One host thread's run of destination words: long enough to stream, enough runs to balance threads.
+  static constexpr size_type move_cpu_chunk_words = 8192;
 };
 
 }  // namespace detail

@@ -1,0 +1,332 @@
+#ifndef KMASK_DETAIL_MOVE_BITS_CALLS_HPP
+#define KMASK_DETAIL_MOVE_BITS_CALLS_HPP
+
+// The host side of the bit-moving calls: their arguments become a list of pieces (a destination
+// range and a source range or a constant), checked once, then one lease from the staging pool
+// carries the pieces, their word offsets, the staged copies of sources that overlap a destination
+// and the count scratch, and one kernel (move_bits_kernel.hpp) writes every piece.
+
+#include <kmask/detail/compat.hpp>
+#include <kmask/detail/mask_lists.hpp>
+#include <kmask/detail/move_bits_kernel.hpp>
+#include <kmask/detail/move_bits_validation.hpp>
+#include <kmask/detail/staging_pool.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <new>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace kmask {
+namespace detail {
+
+// One checked piece: `size` bits of `dest` from bit `dest_begin` get the bits of `src` from its
+// begin_bit on, or `fill`'s when `constant`. `index` is the argument it came from (messages).
+struct move_request {
+  dest_mask dest;
+  size_type dest_begin;
+  source_mask src;
+  size_type size;
+  bool constant;
+  word_type fill;
+  bool counted;
+  std::size_t index;
+};
+
+// The word addresses [first, last) a range of `size` > 0 bits from bit `begin` of `words` occupies.
+inline std::pair<std::uintptr_t, std::uintptr_t> word_span(const void* words, size_type begin, size_type size) {
+  const auto base = reinterpret_cast<std::uintptr_t>(words);
+  return {base + static_cast<std::uintptr_t>(begin / word_bits) * sizeof(word_type),
+          base + static_cast<std::uintptr_t>((begin + size - 1) / word_bits + 1) * sizeof(word_type)};
+}
+
+// A bit position in memory, ordered: (address of its word, bit within the word).
+using bit_key = std::pair<std::uintptr_t, size_type>;
+inline bit_key key_of(const word_type* words, size_type bit) {
+  return {reinterpret_cast<std::uintptr_t>(words + bit / word_bits), bit % word_bits};
+}
+
+// Refuses two pieces whose destination bits overlap (sharing a word is fine: the kernel merges
+// edge words atomically). Sorted by start, so each piece is compared with the furthest end so far.
+inline void check_disjoint_dests(const move_names& n, const std::vector<move_request>& r) {
+  std::vector<std::size_t> order;
+  order.reserve(r.size());
+  for (std::size_t i = 0; i < r.size(); ++i)
+    if (r[i].size > 0) order.push_back(i);
+  const auto begin_of = [&](std::size_t i) { return key_of(r[i].dest.words, r[i].dest_begin); };
+  const auto end_of   = [&](std::size_t i) { return key_of(r[i].dest.words, r[i].dest_begin + r[i].size); };
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return begin_of(a) != begin_of(b) ? begin_of(a) < begin_of(b) : a < b;
+  });
+  std::size_t furthest = 0;
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    const std::size_t i = order[k];
+    if (k > 0 && begin_of(i) < end_of(furthest)) {
+      const std::size_t a = std::min(r[i].index, r[furthest].index), b = std::max(r[i].index, r[furthest].index);
+      const move_request& ra = r[i].index == a ? r[i] : r[furthest];
+      const move_request& rb = r[i].index == a ? r[furthest] : r[i];
+      report_overlapping_ranges(n, a, ra.dest_begin, ra.dest_begin + ra.size, b, rb.dest_begin,
+                                rb.dest_begin + rb.size);
+    }
+    if (k == 0 || end_of(i) > end_of(furthest)) furthest = i;
+  }
+}
+
+// The pieces whose source words overlap any piece's destination words: they are copied aside
+// before any destination is written, so every result follows the sources' contents before the call.
+inline std::vector<std::size_t> sources_overlapping_dests(const std::vector<move_request>& r) {
+  std::vector<std::pair<std::uintptr_t, std::uintptr_t>> dests;
+  for (const auto& q : r)
+    if (q.size > 0) dests.push_back(word_span(q.dest.words, q.dest_begin, q.size));
+  std::vector<std::size_t> staged;
+  if (dests.empty()) return staged;
+  std::sort(dests.begin(), dests.end());
+  std::vector<std::uintptr_t> reach(dests.size());  // the furthest end among dests[0..k]
+  for (std::size_t k = 0; k < dests.size(); ++k)
+    reach[k] = std::max(dests[k].second, k > 0 ? reach[k - 1] : std::uintptr_t{0});
+  for (std::size_t i = 0; i < r.size(); ++i) {
+    if (r[i].size == 0 || r[i].constant) continue;
+    const auto s = word_span(r[i].src.words, r[i].src.begin_bit, r[i].size);
+    // Destinations starting before the source ends; one of them must reach past its start.
+    const std::size_t k = static_cast<std::size_t>(
+        std::lower_bound(dests.begin(), dests.end(), std::make_pair(s.second, std::uintptr_t{0})) - dests.begin());
+    if (k > 0 && reach[k - 1] > s.first) staged.push_back(i);
+  }
+  return staged;
+}
+
+// Words [0, words) of `to` are copied from `from` before the pieces are written.
+struct move_stage {
+  const word_type* from;
+  word_type* to;
+  size_type words;
+};
+
+inline constexpr std::size_t words64(std::size_t bytes) { return (bytes + 7) / 8; }
+
+// Writes every piece of `r` in one launch (plus one copying the staged sources, only when a source
+// overlaps a destination). The null count of the counted pieces goes to `null_count` (device) when
+// given; with `read_count` it is read back and returned (a synchronous call).
+template <class ExecSpace>
+size_type run_moves(const char* fn, const ExecSpace& exec, const std::vector<move_request>& r,
+                    size_type* null_count, bool read_count = false) {
+  using memory_space = typename ExecSpace::memory_space;
+  using unmanaged    = Kokkos::MemoryTraits<Kokkos::Unmanaged>;
+  std::vector<std::size_t> live;
+  live.reserve(r.size());
+  for (std::size_t i = 0; i < r.size(); ++i)
+    if (r[i].size > 0) live.push_back(i);
+  const std::vector<std::size_t> staged = sources_overlapping_dests(r);
+  std::vector<size_type> stage_offset(r.size(), -1);
+  size_type staged_words = 0;
+  for (std::size_t i : staged) {
+    stage_offset[i] = staged_words;
+    const auto s    = word_span(r[i].src.words, r[i].src.begin_bit, r[i].size);
+    staged_words += static_cast<size_type>((s.second - s.first) / sizeof(word_type));
+  }
+  const std::size_t n = live.size();
+  // Host words: [0, 3) count scratch and read-back slot, pieces, offsets, stage records.
+  const std::size_t at_pieces = 3, at_offsets = at_pieces + words64(n * sizeof(move_piece));
+  const std::size_t at_stages = at_offsets + n + 1;
+  const std::size_t host_words = at_stages + words64(staged.size() * sizeof(move_stage));
+  const std::size_t device_words = host_words + words64(static_cast<std::size_t>(staged_words) * sizeof(word_type));
+  const auto lease = staging_pool<ExecSpace>::acquire(exec, device_words, host_words, std::string(fn) + "::descriptors");
+  std::uint64_t* host = lease.host();
+  std::uint64_t* dev  = lease.device();
+  host[0] = host[1] = host[2] = 0;
+  auto* pieces    = reinterpret_cast<move_piece*>(host + at_pieces);
+  auto* offsets   = reinterpret_cast<size_type*>(host + at_offsets);
+  auto* stages    = reinterpret_cast<move_stage*>(host + at_stages);
+  auto* stage_buf = reinterpret_cast<word_type*>(dev + host_words);
+  size_type total = 0;
+  std::size_t ns  = 0;
+  for (std::size_t k = 0; k < n; ++k) {
+    const move_request& q = r[live[k]];
+    move_piece p{};
+    p.dest       = q.dest.words + q.dest_begin / word_bits;
+    p.dest_shift = static_cast<std::int32_t>(q.dest_begin % word_bits);
+    p.size       = q.size;
+    p.fill       = q.fill;
+    p.counted    = q.counted ? 1u : 0u;
+    if (!q.constant) {
+      const word_type* first = q.src.words + q.src.begin_bit / word_bits;
+      p.src_shift            = static_cast<std::int32_t>(q.src.begin_bit % word_bits);
+      p.src                  = first;
+      if (stage_offset[live[k]] >= 0) {
+        word_type* to = stage_buf + stage_offset[live[k]];
+        new (stages + ns++) move_stage{first, to, num_words(p.src_shift + q.size)};
+        p.src = to;
+      }
+    }
+    offsets[k] = total;
+    total += piece_words(p);
+    new (pieces + k) move_piece(p);
+  }
+  offsets[n] = total;
+  lease.upload(0, host_words);
+  if (ns > 0) {
+    const Kokkos::View<const move_stage*, memory_space, unmanaged> st(
+        reinterpret_cast<const move_stage*>(dev + at_stages), ns);
+    using member_type = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
+    const int team    = runs_on_host<ExecSpace>() ? 1 : 256;
+    Kokkos::parallel_for(std::string(fn) + "::stage_sources",
+                         Kokkos::TeamPolicy<ExecSpace>(exec, static_cast<int>(ns), team),
+                         KOKKOS_LAMBDA(const member_type& m) {
+                           const move_stage s = st(m.league_rank());
+                           Kokkos::parallel_for(Kokkos::TeamThreadRange(m, s.words),
+                                                [&](size_type w) { s.to[w] = s.from[w]; });
+                         });
+  }
+  auto* count_slot = reinterpret_cast<size_type*>(dev + 2);
+  move_args<memory_space> a{
+      Kokkos::View<const move_piece*, memory_space, unmanaged>(reinterpret_cast<const move_piece*>(dev + at_pieces), n),
+      Kokkos::View<const size_type*, memory_space, unmanaged>(reinterpret_cast<const size_type*>(dev + at_offsets),
+                                                               n + 1),
+      static_cast<size_type>(n), total, read_count ? count_slot : null_count, reinterpret_cast<size_type*>(dev)};
+  launch_move(fn, exec, a);
+  if (!read_count) return 0;
+  lease.download(2, 3);
+  exec.fence();
+  return static_cast<size_type>(host[2]);
+}
+
+// ---- the calls ------------------------------------------------------------------------------
+
+// How each public call names its arguments in messages.
+inline move_names set_bits_names() {
+  move_names n{"kmask::set_bits"};
+  n.dests = "mask", n.dest_begins = "begin_bit", n.sizes = "end_bit", n.ends = true;
+  return n;
+}
+inline move_names set_bits_bulk_names(bool pointers) {
+  move_names n{"kmask::set_bits_bulk"};
+  n.dests = "masks", n.dest_begins = "begin_bits", n.sizes = "end_bits", n.ends = true, n.pointers = pointers;
+  return n;
+}
+inline move_names copy_bits_names(bool pointers) {
+  move_names n{"kmask::copy_bits"};
+  n.dests = "dest", n.dest_begins = "dest_begin_bit", n.srcs = "src", n.src_begins = "src_begin_bit",
+  n.sizes = "size_bits", n.pointers = pointers;
+  return n;
+}
+inline move_names segmented_copy_bits_names(bool pointers) {
+  move_names n{"kmask::segmented_copy_bits"};
+  n.pointers = pointers;
+  return n;
+}
+inline move_names concatenate_names(const char* fn, bool pointers) {
+  move_names n{fn};
+  n.dests = "dest", n.srcs = "masks", n.src_begins = "begin_bits", n.pointers = pointers;
+  return n;
+}
+
+
+inline move_request constant_piece(const dest_mask& d, size_type begin, size_type size, bool valid, std::size_t i) {
+  return {d, begin, source_mask{}, size, true, valid ? ~word_type{0} : word_type{0}, false, i};
+}
+
+// A copy piece; an absent source is a constant piece of ones.
+inline move_request copy_piece(const dest_mask& d, size_type begin, const source_mask& s, size_type size,
+                               bool counted, std::size_t i) {
+  if (s.words == nullptr) return {d, begin, source_mask{}, size, true, ~word_type{0}, counted, i};
+  return {d, begin, s, size, false, 0, counted, i};
+}
+
+template <class ExecSpace>
+void set_bits_call(const ExecSpace& exec, const move_names& n, const dest_mask& mask, size_type begin_bit,
+                   size_type end_bit, bool valid) {
+  const size_type size = check_move_dest(n, no_index, mask, begin_bit, end_bit);
+  run_moves(n.fn, exec, {constant_piece(mask, begin_bit, size, valid, 0)}, nullptr);
+}
+
+template <class ExecSpace, class Dests>
+void set_bits_bulk_call(const ExecSpace& exec, const move_names& n, const Dests& masks,
+                        const std::vector<size_type>& begin_bits, const std::vector<size_type>& end_bits,
+                        const std::vector<bool>& valid) {
+  check_list_lengths(n.fn, n.dests, masks.size(), "begin_bits", begin_bits.size());
+  check_list_lengths(n.fn, n.dests, masks.size(), "end_bits", end_bits.size());
+  check_list_lengths(n.fn, n.dests, masks.size(), "valid", valid.size());
+  std::vector<move_request> r;
+  r.reserve(masks.size());
+  for (std::size_t i = 0; i < masks.size(); ++i) {
+    const dest_mask d    = masks[i];
+    const size_type size = check_move_dest(n, i, d, begin_bits[i], end_bits[i]);
+    r.push_back(constant_piece(d, begin_bits[i], size, valid[i], i));
+  }
+  check_disjoint_dests(n, r);
+  run_moves(n.fn, exec, r, nullptr);
+}
+
+template <class ExecSpace>
+void copy_bits_call(const ExecSpace& exec, const move_names& n, const dest_mask& dest, size_type dest_begin_bit,
+                    const source_mask& src, size_type size_bits) {
+  check_move_dest(n, no_index, dest, dest_begin_bit, size_bits);
+  check_move_source(n, no_index, src, size_bits);
+  run_moves(n.fn, exec, {copy_piece(dest, dest_begin_bit, src, size_bits, false, 0)}, nullptr);
+}
+
+template <class ExecSpace, class Dests, class Sources>
+void segmented_copy_bits_call(const ExecSpace& exec, const move_names& n, const Dests& dests,
+                              const std::vector<size_type>& dest_begin_bits, const Sources& srcs,
+                              const std::vector<size_type>& sizes_bits) {
+  check_list_lengths(n.fn, n.dests, dests.size(), n.dest_begins, dest_begin_bits.size());
+  check_list_lengths(n.fn, n.dests, dests.size(), n.srcs, srcs.size());
+  check_list_lengths(n.fn, n.dests, dests.size(), n.sizes, sizes_bits.size());
+  std::vector<move_request> r;
+  r.reserve(dests.size());
+  for (std::size_t i = 0; i < dests.size(); ++i) {
+    const dest_mask d = dests[i];
+    check_move_dest(n, i, d, dest_begin_bits[i], sizes_bits[i]);
+    const source_mask s = srcs[i];
+    check_move_source(n, i, s, sizes_bits[i]);
+    r.push_back(copy_piece(d, dest_begin_bits[i], s, sizes_bits[i], false, i));
+  }
+  check_disjoint_dests(n, r);
+  run_moves(n.fn, exec, r, nullptr);
+}
+
+// concatenate's pieces back to back into `dest` from bit 0, then zeros to the end of the last
+// word (and, for a new mask, through its padding): `fill_to_words` words are written in all.
+template <class ExecSpace, class Sources>
+size_type concatenate_call(const ExecSpace& exec, const move_names& n, const dest_mask* dest, const Sources& masks,
+                           const std::vector<size_type>& sizes_bits, size_type* null_count, bool read_count,
+                           Kokkos::View<word_type*, typename ExecSpace::memory_space>* allocated) {
+  check_list_lengths(n.fn, n.srcs, masks.size(), n.sizes, sizes_bits.size());
+  size_type total = 0;
+  for (std::size_t i = 0; i < masks.size(); ++i) {
+    const size_type s = sizes_bits[i];
+    if (s < 0) check_move_dest(n, i, dest_mask{}, 0, s);  // throws: "<sizes>[i] = -1 is negative"
+    if (s > max_bits) check_move_dest(n, i, dest_mask{}, 0, s);
+    total += s;
+    check_concatenate_total(n.fn, total);
+    check_move_source(n, i, masks[i], s);
+  }
+  dest_mask d;
+  if (allocated != nullptr) {
+    const size_type padded = allocation_size_bytes(total) / static_cast<size_type>(sizeof(word_type));
+    *allocated = Kokkos::View<word_type*, typename ExecSpace::memory_space>(
+        Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, std::string(n.fn) + "::mask"), padded);
+    d = {allocated->data(), padded};
+  } else {
+    d = *dest;
+    check_concatenate_dest(n.fn, n.pointers, d, total);
+  }
+  std::vector<move_request> r;
+  r.reserve(masks.size() + 1);
+  size_type at = 0;
+  for (std::size_t i = 0; i < masks.size(); ++i) {
+    r.push_back(copy_piece(d, at, masks[i], sizes_bits[i], true, i));
+    at += sizes_bits[i];
+  }
+  const size_type fill_to = allocated != nullptr ? d.extent_words * word_bits : num_words(total) * word_bits;
+  r.push_back(constant_piece(d, total, fill_to - total, false, masks.size()));
+  return run_moves(n.fn, exec, r, null_count, read_count);
+}
+
+}  // namespace detail
+}  // namespace kmask
+
+#endif
