@@ -95,11 +95,10 @@ inline std::int64_t count_set_read(const read_source& s, std::int64_t size) {
   std::int64_t n = 0;
   for (std::int64_t i = 0; i < size; ++i) n += read_bit(s, i);
   return n;
-}
-
 // Bits [begin, end) of m become v; nothing else changes (set_bits).
 inline void set_range(words& m, std::int64_t begin, std::int64_t end, int v) {
   for (std::int64_t i = begin; i < end; ++i) set_bit(m, i, v);
+}
 
 // dest bits [dest_begin, dest_begin + size) get src bits [src_begin, src_begin + size), read from a
 // copy taken before any bit is written (so src may be dest itself); src == nullptr reads as ones.
@@ -107,6 +106,7 @@ inline void copy_range(words& dest, std::int64_t dest_begin, const words* src, s
                        std::int64_t size) {
   const words before = src ? *src : words();
   for (std::int64_t i = 0; i < size; ++i) set_bit(dest, dest_begin + i, src ? get_bit(before, src_begin + i) : 1);
+}
 
 // The pieces back to back from bit 0 (a null piece is ones), in words of exactly ceil(total/32)
 // with bits past the total zero, and the number of zeros among the total bits.
@@ -122,6 +122,8 @@ inline result concatenate(const std::vector<const words*>& pieces, const std::ve
       set_bit(r.mask, at, bit);
       if (!bit) ++r.nulls;
     }
+  return r;
+}
 
 }  // namespace ref
 
