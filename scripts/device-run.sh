@@ -3,7 +3,7 @@
 # build/cuda, build/host and build/device-libs carried. Writes logs and results under $OUT.
 #   scripts/device-run.sh STEP...   steps: info tests sanitize sanitize-all bench-key bench-wide bench-rest bench-alloc
 #                                   bench-full bench-host bench-variants bench-host-variants
-#                                   sanitize-large ncu bench-concurrency bench-compare
+#                                   sanitize-large ncu bench-concurrency bench-compare bench-calls
 #   KMASK_HOST_BUILD   host build directory with OpenMP benchmarks (default build/host)
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -206,6 +206,16 @@ for s in "$@"; do
           KMASK_BENCH_NO_PEERS=1 bench "$bin" "compare-$build-$round" "${KMASK_COMPARE_MIN_TIME:-0.02}" "$filter" >/dev/null || rc=1
         done
       done
+      ;;
+    bench-calls)
+      # The calls of issues 15 and 16 (moving bits, negated sources, batch counts, making masks, the
+      # struct tree) and issue 18's tails (counts, copies: gpu_us, host p50/p90/p99, floor_us,
+      # alloc_us), each against the same-bytes copy of the same run.
+      # KMASK_CALLS_FILTER picks cases, KMASK_CALLS_MIN_TIME the minimum time per case.
+      step "benchmarks (new calls and tails)"
+      bench "$cuda_bin/perf_tests/kmask_benchmarks" calls "${KMASK_CALLS_MIN_TIME:-0.02}" \
+        "${KMASK_CALLS_FILTER:-move_bits/|batch_count/|make_masks/|superimpose_nulls_tree/|segmented_binop/inplace/and_not/|inplace_segmented_count|count_set_bits/(20|24|27|30)|copy_bitmask/(24|27)/}" || rc=1
+      ! grep -q "ERROR OCCURRED" "$out/bench-calls.txt" || rc=1
       ;;
     *) echo "unknown step $s"; rc=2 ;;
   esac

@@ -95,6 +95,8 @@ inline std::int64_t count_set_read(const read_source& s, std::int64_t size) {
   std::int64_t n = 0;
   for (std::int64_t i = 0; i < size; ++i) n += read_bit(s, i);
   return n;
+}
+
 // Bits [begin, end) of m become v; nothing else changes (set_bits).
 inline void set_range(words& m, std::int64_t begin, std::int64_t end, int v) {
   for (std::int64_t i = begin; i < end; ++i) set_bit(m, i, v);
