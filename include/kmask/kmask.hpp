@@ -18,6 +18,7 @@
 #include <kmask/create_mask.hpp>
 #include <kmask/operators.hpp>
 #include <kmask/segmented_binop.hpp>
+#include <kmask/superimpose_tree.hpp>
 #include <kmask/types.hpp>
 #include <kmask/version.hpp>
 
