@@ -85,10 +85,10 @@ void superimpose_tree_call(const ExecSpace& exec, const arg_names& names, const 
 
   // level offsets | order | parent of each position
   const std::size_t levels = t.level_offsets.size();
-  std::vector<std::uint64_t> extra(levels + 2 * n);
-  std::memcpy(extra.data(), t.level_offsets.data(), levels * sizeof(size_type));
-  std::memcpy(extra.data() + levels, t.order.data(), n * sizeof(size_type));
-  std::memcpy(extra.data() + levels + n, t.parent_of.data(), n * sizeof(size_type));
+  std::vector<std::uint64_t> extra;
+  extra.reserve(levels + 2 * n);
+  for (const auto* list : {&t.level_offsets, &t.order, &t.parent_of})
+    for (size_type v : *list) extra.push_back(static_cast<std::uint64_t>(v));
   const auto e = encode(exec, p, tree_stores<ExecSpace>{names.fn, &extra});
   if (n == 0) return;
 

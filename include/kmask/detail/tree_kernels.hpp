@@ -183,8 +183,12 @@ void launch_tree(const char* fn, const ExecSpace& exec, const tree_args<ExecSpac
       if (rows < 1) rows = 1;
     }
     const int lanes = runs_on_host<ExecSpace>() ? 1 : static_cast<int>(warp_lanes);
-    Kokkos::parallel_for(label + "::levels", Kokkos::TeamPolicy<ExecSpace>(exec, static_cast<int>(teams), rows, lanes),
-                         tree_gpu_functor<ExecSpace>{a, t, teams});
+    const tree_gpu_functor<ExecSpace> f{a, t, teams};
+    // No more warps than the kernel's registers allow in one team.
+    const int most = Kokkos::TeamPolicy<ExecSpace>(exec, static_cast<int>(teams), 1, lanes)
+                         .team_size_max(f, Kokkos::ParallelForTag());
+    if (rows > most) rows = most > 0 ? most : 1;
+    Kokkos::parallel_for(label + "::levels", Kokkos::TeamPolicy<ExecSpace>(exec, static_cast<int>(teams), rows, lanes), f);
   }
 }
 
