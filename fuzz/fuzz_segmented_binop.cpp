@@ -2,8 +2,10 @@
 //
 // Each input is decoded (FuzzedDataProvider) into one call of the public API on Kokkos::Serial:
 // inplace_segmented_binop (most inputs), segmented_binop_plan + execute (twice), segmented_binop,
-// inplace_binop, binop, superimpose_nulls, count_set_bits / count_unset_bits, copy_bitmask or
-// segmented_count_set_bits, with bad sizes, bad bit offsets, short or null views, bad segment
+// inplace_binop, binop, superimpose_nulls, count_set_bits / count_unset_bits, copy_bitmask,
+// segmented_count_set_bits or superimpose_nulls_tree (view or dest_mask form: the destinations
+// are the nodes, each read from its own begin bit, with parents that may be out of range, cyclic,
+// or of the wrong count), with bad sizes, bad bit offsets, short or null views, bad segment
 // offsets, short counters, and destinations that alias sources or each other. Sources (and the
 // single mask of superimpose / count / copy) are often absent: a null view of extent 0, which
 // reads as all valid (cudf's column without a null mask); a null view with an extent is refused.
@@ -164,11 +166,12 @@ enum Api {
   api_count,
   api_copy,
   api_segmented_count,
+  api_tree,
 };
 const char* api_name(int a) {
   static const char* names[] = {"inplace_segmented_binop", "segmented_binop_plan+execute x2", "segmented_binop",
                                 "inplace_binop", "binop", "superimpose_nulls", "count_set_bits/count_unset_bits",
-                                "copy_bitmask", "segmented_count_set_bits"};
+                                "copy_bitmask", "segmented_count_set_bits", "superimpose_nulls_tree"};
   return names[a];
 }
 
@@ -185,6 +188,10 @@ struct Call {
   bool raw = false;                      // the raw forms run (any source inverted)
   std::size_t leftover = 0;              // bytes left before the extension (where its marker goes)
   bool inverted(std::size_t j) const { return j < inv.size() && inv[j]; }
+  // superimpose_nulls_tree: node k is dests[k] read from tree_begins[k]; its parent parents[k].
+  std::vector<size_type> tree_begins;
+  std::vector<size_type> parents;
+  bool tree_pointer = false;  // the dest_mask form
 };
 
 // `source`: a null view of extent 0 is shown as absent (it reads as all valid).
@@ -212,6 +219,13 @@ std::string describe(const World& w, const Call& c) {
   os << "  bit_begin=" << c.bit_begin << " bit_end=" << c.bit_end << " ranges={";
   for (auto r : c.ranges) os << " " << r;
   os << " }\n  bytes left before the inverted-sources marker: " << c.leftover << "\n";
+  if (c.api == api_tree) {
+    os << "  tree (" << (c.tree_pointer ? "dest_mask" : "view") << " form): begins={";
+    for (auto b : c.tree_begins) os << " " << b;
+    os << " } parents={";
+    for (auto p : c.parents) os << " " << p;
+    os << " }\n";
+  }
   for (std::size_t b = 0; b < w.bufs.size(); ++b) {
     os << "  buf" << b << " (" << w.bufs[b].n << " words):";
     for (size_type i = 0; i < w.bufs[b].n && i < 24; ++i) {
@@ -286,11 +300,51 @@ Ref view_into(const World& w, int buf, size_type off, size_type len) {
   return {buf, off, len};
 }
 
+// superimpose_nulls_tree's begin bits and parents for the decoded destinations (the nodes): mostly
+// aligned nodes and acyclic parents (each below its child, or each above it), sometimes a sliced
+// node, a parent out of range, a cycle, or lists of the wrong length.
+void decode_tree(Call& c, FuzzedDataProvider& in) {
+  const size_type n = static_cast<size_type>(c.dests.size());
+  c.tree_pointer    = in.ConsumeBool();
+  for (size_type k = 0; k < n; ++k) {
+    c.tree_begins.push_back(in.ConsumeIntegralInRange<int>(0, 3) == 0 ? pick_begin(in) : 0);
+    const int m = in.ConsumeIntegralInRange<int>(0, 15);
+    c.parents.push_back(m < 4 || k == 0 ? -1 : in.ConsumeIntegralInRange<size_type>(0, k - 1));
+  }
+  if (in.ConsumeBool()) {  // parents above their children: node k becomes node n - 1 - k
+    std::vector<size_type> flipped(static_cast<std::size_t>(n));
+    for (size_type k = 0; k < n; ++k) {
+      const size_type p                             = c.parents[static_cast<std::size_t>(k)];
+      flipped[static_cast<std::size_t>(n - 1 - k)] = p < 0 ? -1 : n - 1 - p;
+    }
+    c.parents = flipped;
+  }
+  switch (in.ConsumeIntegralInRange<int>(0, 15)) {
+    case 0:
+      if (n > 0) c.parents[in.ConsumeIntegralInRange<std::size_t>(0, c.parents.size() - 1)] = in.ConsumeBool() ? -2 : n;
+      break;
+    case 1:  // any parent: a cycle when it is the node itself or one of its descendants
+      if (n > 0)
+        c.parents[in.ConsumeIntegralInRange<std::size_t>(0, c.parents.size() - 1)] =
+            in.ConsumeIntegralInRange<size_type>(0, n - 1);
+      break;
+    case 2:
+      if (in.ConsumeBool() && !c.parents.empty()) c.parents.pop_back();
+      else c.parents.push_back(-1);
+      break;
+    case 3:
+      if (in.ConsumeBool() && !c.tree_begins.empty()) c.tree_begins.pop_back();
+      else c.tree_begins.push_back(0);
+      break;
+    default: break;
+  }
+}
+
 Call decode(World& w, FuzzedDataProvider& in) {
   Call c;
   const int a = in.ConsumeIntegralInRange<int>(0, 15);
   c.api       = a <= 6 ? api_inplace_segmented : static_cast<Api>(a - 6);
-  if (c.api > api_segmented_count) c.api = api_inplace_segmented;
+  if (c.api > api_tree) c.api = api_inplace_segmented;
   c.op   = in.ConsumeIntegralInRange<int>(0, 2);
   c.size = pick_size(in);
   const size_type nw = sane(c.size) ? words_for(c.size) : 1;  // for sizing buffers only
@@ -399,7 +453,7 @@ Call decode(World& w, FuzzedDataProvider& in) {
   }
 
   // null_counts (child_null_counts): one per segment, or hostile.
-  const size_type want = c.api == api_superimpose                           ? static_cast<size_type>(c.dests.size())
+  const size_type want = c.api == api_superimpose || c.api == api_tree     ? static_cast<size_type>(c.dests.size())
                          : c.offsets.empty()                                ? static_cast<size_type>(ns)
                                                                             : static_cast<size_type>(c.offsets.size()) - 1;
   switch (in.ConsumeIntegralInRange<int>(0, 15)) {
@@ -427,13 +481,17 @@ Call decode(World& w, FuzzedDataProvider& in) {
       }
     }
   }
-  // The inverted-sources extension (after everything older inputs decode). The raw forms carry one
-  // begin bit per source, so a call with a begin_bits list of another length stays a view call.
-  c.leftover = in.remaining_bytes();
-  if (in.remaining_bytes() >= 4 && in.ConsumeIntegral<std::uint32_t>() == kInvertMarker &&
-      c.begins.size() == c.srcs.size()) {
-    for (std::size_t j = 0; j < c.srcs.size(); ++j) c.inv.push_back(in.ConsumeBool());
-    c.raw = true;
+  if (c.api == api_tree) {
+    decode_tree(c, in);
+  } else {
+    // The inverted-sources extension (after everything older inputs decode). The raw forms carry one
+    // begin bit per source, so a call with a begin_bits list of another length stays a view call.
+    c.leftover = in.remaining_bytes();
+    if (in.remaining_bytes() >= 4 && in.ConsumeIntegral<std::uint32_t>() == kInvertMarker &&
+        c.begins.size() == c.srcs.size()) {
+      for (std::size_t j = 0; j < c.srcs.size(); ++j) c.inv.push_back(in.ConsumeBool());
+      c.raw = true;
+    }
   }
   return c;
 }
@@ -747,6 +805,63 @@ void run_superimpose(World& w, const Call& c) {
   compare_world(w, want, want_counts);
 }
 
+// Parents in [-1, n) and acyclic (every chain reaches -1 within n steps).
+bool parents_ok(const std::vector<size_type>& parents) {
+  const size_type n = static_cast<size_type>(parents.size());
+  for (size_type p : parents)
+    if (p < -1 || p >= n) return false;
+  for (size_type k = 0; k < n; ++k) {
+    size_type a = k, steps = 0;
+    while (a != -1 && steps <= n) a = parents[static_cast<std::size_t>(a)], ++steps;
+    if (a != -1) return false;
+  }
+  return true;
+}
+
+void run_tree(World& w, const Call& c) {
+  exec_space exec;
+  const size_type n = static_cast<size_type>(c.dests.size());
+  std::vector<dest_view> views;
+  std::vector<kmask::dest_mask> raw;
+  for (const auto& r : c.dests) {
+    views.push_back(w.dst(r));
+    raw.push_back({w.ptr(r), r.len});
+  }
+  w.snapshot();
+  bool valid = size_ok(c.size) && static_cast<size_type>(c.tree_begins.size()) == n &&
+               static_cast<size_type>(c.parents.size()) == n && parents_ok(c.parents) && counts_ok(w, n) &&
+               dests_ok(c.dests, n, c.size);
+  for (size_type k = 0; valid && k < n; ++k) {
+    const size_type b = c.tree_begins[static_cast<std::size_t>(k)];
+    const Ref& r      = c.dests[static_cast<std::size_t>(k)];
+    valid = b >= 0 && b <= kMaxBits && !null_with_extent(r) && (absent(r) || b + c.size <= cap_bits(r));
+  }
+  if (run_checked(w, valid, [&] {
+        if (c.tree_pointer)
+          kmask::superimpose_nulls_tree(exec, raw, c.tree_begins, c.parents, c.size, w.count_arg());
+        else
+          kmask::superimpose_nulls_tree(exec, views, c.tree_begins, c.parents, c.size, w.count_arg());
+      }))
+    return;
+  Image want                         = w.snap;
+  std::vector<size_type> want_counts = w.counts_snap;
+  for (size_type k = 0; k < n; ++k) {
+    const Ref& d = c.dests[static_cast<std::size_t>(k)];
+    std::vector<word_type> row(static_cast<std::size_t>(words_for(c.size)), 0u);
+    size_type nulls = 0;
+    for (size_type i = 0; i < c.size; ++i) {
+      int bit = 1;
+      for (size_type a = k; a != -1; a = c.parents[static_cast<std::size_t>(a)])
+        bit &= w.snap_bit(c.dests[static_cast<std::size_t>(a)], c.tree_begins[static_cast<std::size_t>(a)], i);
+      set_bit(row, i, bit);
+      nulls += !bit;
+    }
+    for (std::size_t i = 0; i < row.size(); ++i) want[d.buf][d.off + i] = row[i];
+    want_counts[k] = nulls;
+  }
+  compare_world(w, want, want_counts);
+}
+
 // Set bits of `m` in its bits [begin, end) in the snapshot; an absent mask has every bit set (its
 // ranges may be up to 2^62 bits long: not walked).
 size_type reference_set_bits(const World& w, const Ref& m, size_type begin, size_type end, bool inv = false) {
@@ -845,6 +960,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (verbose) std::fprintf(stderr, "%s", g_desc.c_str());
   switch (c.api) {
     case api_superimpose: run_superimpose(w, c); break;
+    case api_tree: run_tree(w, c); break;
     case api_count:
     case api_copy:
     case api_segmented_count: run_reads(w, c); break;

@@ -127,6 +127,25 @@ inline result concatenate(const std::vector<const words*>& pieces, const std::ve
   return r;
 }
 
+// superimpose_nulls_tree: node k's new bits [0, size) are valid where node k and every ancestor
+// (parents[a], up to a root, -1) were valid before, each node a read from its bit begins[a].
+inline std::vector<result> superimpose_tree(const std::vector<words>& masks, const std::vector<std::int64_t>& begins,
+                                            const std::vector<std::int64_t>& parents, std::int64_t size) {
+  std::vector<result> out;
+  for (std::size_t k = 0; k < masks.size(); ++k) {
+    result r{words(static_cast<std::size_t>((size + 31) / 32), 0u), 0};
+    for (std::int64_t i = 0; i < size; ++i) {
+      int bit = 1;
+      for (std::int64_t a = static_cast<std::int64_t>(k); a != -1; a = parents[static_cast<std::size_t>(a)])
+        bit &= get_bit(masks[static_cast<std::size_t>(a)], begins[static_cast<std::size_t>(a)] + i);
+      set_bit(r.mask, i, bit);
+      if (!bit) ++r.nulls;
+    }
+    out.push_back(r);
+  }
+  return out;
+}
+
 }  // namespace ref
 
 #endif

@@ -19,6 +19,7 @@
 #include <kmask/move_bits.hpp>
 #include <kmask/operators.hpp>
 #include <kmask/segmented_binop.hpp>
+#include <kmask/superimpose_tree.hpp>
 #include <kmask/types.hpp>
 #include <kmask/version.hpp>
 #include <kmask/batch_count.hpp>

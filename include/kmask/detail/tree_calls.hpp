@@ -1,0 +1,115 @@
+#ifndef KMASK_DETAIL_TREE_CALLS_HPP
+#define KMASK_DETAIL_TREE_CALLS_HPP
+
+// superimpose_nulls_tree() as a segmented problem: segment k is node k's mask read from its begin
+// bit, written into the same mask from bit 0. The core describes and checks it (sources,
+// destinations, overlaps), and decides which sources must be staged: only those a node other
+// than their own overlaps, or their own from a bit other than 0 (shifting in place) — an
+// ancestor's mask is not one of them, because the tree kernels never read a node at a word
+// another owner writes (detail/tree_kernels.hpp). The forest's depth order travels behind the
+// core's descriptors, in the same staging lease and the same upload.
+
+#include <kmask/detail/segmented_calls.hpp>
+#include <kmask/detail/tree_kernels.hpp>
+#include <kmask/detail/tree_validation.hpp>
+
+#include <cstring>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace kmask {
+namespace detail {
+
+// A staging lease with `extra` words after the `body` words encode() writes; its upload of the
+// body carries them along.
+template <class ExecSpace>
+class tree_store {
+ public:
+  using lease = typename staging_pool<ExecSpace>::lease;
+  tree_store(lease l, std::size_t body, std::size_t extra) : l_(std::move(l)), body_(body), extra_(extra) {}
+  std::uint64_t* host() const { return l_.host(); }
+  std::uint64_t* device() const { return l_.device(); }
+  void upload(std::size_t begin, std::size_t end) const { l_.upload(begin, end == body_ ? end + extra_ : end); }
+  void download(std::size_t begin, std::size_t end) const { l_.download(begin, end); }
+  const std::uint64_t* extra_device() const { return l_.device() + body_; }
+
+ private:
+  lease l_;
+  std::size_t body_;
+  std::size_t extra_;
+};
+
+// encode()'s store maker: its descriptors get `extra` appended (written here, uploaded with them).
+template <class ExecSpace>
+struct tree_stores {
+  using store = tree_store<ExecSpace>;
+  const char* fn;
+  const std::vector<std::uint64_t>* extra;
+  store operator()(const ExecSpace& exec, std::size_t device_words, std::size_t host_words, const char* what) const {
+    const std::size_t x = std::strcmp(what, "descriptors") == 0 ? extra->size() : 0;
+    auto l = staging_pool<ExecSpace>::acquire(exec, device_words + x, x > 0 ? device_words + x : host_words,
+                                              std::string(fn) + "::" + what);
+    if (x > 0) std::memcpy(l.host() + device_words, extra->data(), x * sizeof(std::uint64_t));
+    return store(std::move(l), device_words, x);
+  }
+};
+
+// The pointer form's nodes: mask k (written from bit 0) read from begin_bits[k], already checked.
+struct tree_pointer_sources {
+  const dest_mask* masks;
+  const size_type* begin_bits;
+  std::size_t n;
+  std::size_t size() const { return n; }
+  source_mask operator[](std::size_t k) const { return {masks[k].words, masks[k].extent_words, begin_bits[k]}; }
+};
+
+// Runs the tree whose node k is read as sources[k] and written as dests[k]; parents checked here.
+// `check_sources` runs (after the shape and the counters) for sources the core does not check.
+template <class ExecSpace, class Sources, class Dests, class CheckSources>
+void superimpose_tree_call(const ExecSpace& exec, const arg_names& names, const Sources& sources, const Dests& dests,
+                           const std::vector<size_type>& parents, size_type size_bits,
+                           const Kokkos::View<size_type*, typename ExecSpace::memory_space>& null_counts,
+                           const CheckSources& check_sources) {
+  using memory_space = typename ExecSpace::memory_space;
+  const std::size_t n = sources.size();
+  check_tree_parent_count(names.fn, parents.size(), n);
+  check_size_bits(names.fn, size_bits);
+  const tree_order t = order_tree(names.fn, parents.data(), n);
+  const counter_arg counts = counter_of("null_counts", null_counts);
+  check_counter_extent(names.fn, counts.name, counts.extent, static_cast<size_type>(n), counts.is_null);
+  check_sources();
+  std::vector<size_type> offsets(n + 1);
+  for (std::size_t k = 0; k <= n; ++k) offsets[k] = static_cast<size_type>(k);
+  const auto p = describe(names, sources, dests, size_bits, offsets, &counts);
+
+  // level offsets | order | parent of each position
+  const std::size_t levels = t.level_offsets.size();
+  std::vector<std::uint64_t> extra;
+  extra.reserve(levels + 2 * n);
+  for (const auto* list : {&t.level_offsets, &t.order, &t.parent_of})
+    for (size_type v : *list) extra.push_back(static_cast<std::uint64_t>(v));
+  const auto e = encode(exec, p, tree_stores<ExecSpace>{names.fn, &extra});
+  if (n == 0) return;
+
+  const auto* dev = reinterpret_cast<const std::int64_t*>(e.words.extra_device());
+  const tree_layout layout{dev, dev + levels, dev + levels + n, static_cast<size_type>(levels) - 1,
+                           static_cast<size_type>(n)};
+  stage_sources(exec, e);
+  const tree_args<ExecSpace> a{bit_and{},
+                               e.offsets,
+                               e.sources,
+                               pointer_destinations<memory_space>{e.destinations},
+                               null_counts,
+                               e.num_segments,
+                               e.size_bits,
+                               num_words(e.size_bits),
+                               num_words(e.size_bits),
+                               e.count_scratch};
+  launch_tree(names.fn, exec, a, layout, t.max_level_width);
+}
+
+}  // namespace detail
+}  // namespace kmask
+
+#endif
