@@ -21,3 +21,4 @@ using namespace kmask_test;
 #include "tests/test_profiling_labels.hpp"
 #include "tests/test_concurrency.hpp"
 #include "tests/test_staging_pool.hpp"
+#include "tests/test_make_masks.hpp"

@@ -16,6 +16,7 @@
 #include <kmask/copy_bitmask.hpp>
 #include <kmask/count.hpp>
 #include <kmask/create_mask.hpp>
+#include <kmask/make_masks.hpp>
 #include <kmask/operators.hpp>
 #include <kmask/segmented_binop.hpp>
 #include <kmask/types.hpp>

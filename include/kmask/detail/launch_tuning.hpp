@@ -60,6 +60,14 @@ struct launch_tuning {
   static constexpr size_type count_gpu_items = 8;
   // One host thread's run of words: it vectorises, and a mask gives enough runs to balance threads.
   static constexpr size_type count_cpu_chunk_words = 8192;
+
+  // Mask-making kernels (valid_if, bools_to_mask, gather_bits): one thread builds one word from 32 bits.
+  // Threads of a GPU team: 256 fills an SM with few teams and keeps one atomic per 256 threads' words.
+  static constexpr int make_gpu_team = 256;
+  // Words per GPU thread: 4 x 32 evaluations amortise the team's reduction and atomic.
+  static constexpr size_type make_gpu_items = 4;
+  // Words one host team (one thread) builds: 64 Ki rows, enough teams to balance 16 threads at 2^24 rows.
+  static constexpr size_type make_cpu_team_words = 2048;
 };
 
 }  // namespace detail
