@@ -582,3 +582,64 @@ TEST(TEST_CATEGORY, make_masks_past_2_to_the_32_bits) {
     }
   }
 }
+
+// Every kernel and allocation of the mask-making calls is labelled "kmask::..." and inside the
+// call's region (test_profiling_labels.hpp's recorder), the check policy's failure path included.
+TEST(TEST_CATEGORY, make_masks_profiling_labels) {
+  namespace pl = profiling_labels;
+  using namespace make_masks;
+  TEST_EXECSPACE exec;
+  const size_type bits = 5000;
+  const auto host      = ref::words(static_cast<std::size_t>(kmask::num_words(bits)), 0xF0F0F0F1u);
+  const Kokkos::View<const word_type*, MS> mask = to_device<TEST_EXECSPACE>(host);
+  const auto bytes   = values_on_device<std::uint8_t>(std::vector<std::uint8_t>(bits, 3));
+  const auto good    = indices_on_device<std::int64_t>({0, 4999, 17, 17});
+  const auto bad     = indices_on_device<std::int32_t>({0, 5000});
+  auto dest          = poisoned_dest(bits);
+  auto out           = filled_bools(bits, false);
+  const auto counts  = poisoned_counts<TEST_EXECSPACE>(2);
+  const Kokkos::View<const std::uint8_t*, MS> cbytes = bytes;
+  const auto run = [&]() {
+    kmask::valid_if(exec, bits, mod_pred{3, 0});
+    kmask::inplace_valid_if(exec, dest, bits, mod_pred{3, 0}, counts);
+    kmask::bools_to_mask(exec, cbytes);
+    kmask::inplace_bools_to_mask(exec, dest, cbytes, counts);
+    kmask::mask_to_bools(exec, mask, 3, bits);
+    kmask::inplace_mask_to_bools(exec, out, mask, 0, bits);
+    kmask::gather_bits(exec, mask, 0, bits, good, kmask::gather_policy::check);
+    kmask::inplace_gather_bits(exec, dest, mask, 0, bits, good, kmask::gather_policy::nullify, counts);
+    try {
+      kmask::gather_bits(exec, mask, 0, bits, bad, kmask::gather_policy::check);
+    } catch (const std::out_of_range&) {
+    }
+    exec.fence();
+  };
+  run();  // unrecorded first: the backend's own scratch grows here (see profiling_labels)
+  {
+    pl::recording rec;
+    run();
+    rec.stop();
+  }
+  const auto& r = pl::recorder();
+  EXPECT_TRUE(r.open.empty());
+  std::set<std::string> regions, kernels;
+  std::vector<std::string> wrong;
+  for (const auto& e : r.events) {
+    if (e.kind == pl::event::deallocation) continue;
+    if (e.kind == pl::event::region) regions.insert(e.name);
+    else if (e.kind == pl::event::kernel) kernels.insert(e.name);
+    if (!pl::starts_with_kmask(e.name) || (e.kind != pl::event::region && !pl::inside_kmask_region(e)))
+      wrong.push_back(pl::describe(e));
+  }
+  std::ostringstream listing;
+  for (const auto& w : wrong) listing << "\n  " << w;
+  EXPECT_TRUE(wrong.empty()) << wrong.size() << " event(s) not labelled \"kmask::...\" or outside a kmask region:"
+                             << listing.str();
+  for (const char* name : {"kmask::valid_if", "kmask::inplace_valid_if", "kmask::bools_to_mask",
+                           "kmask::inplace_bools_to_mask", "kmask::mask_to_bools", "kmask::inplace_mask_to_bools",
+                           "kmask::gather_bits", "kmask::inplace_gather_bits"})
+    EXPECT_EQ(regions.count(name), 1u) << "no region " << name;
+  for (const char* name : {"kmask::valid_if::words", "kmask::inplace_valid_if::start_count",
+                           "kmask::mask_to_bools::bools", "kmask::gather_bits::words"})
+    EXPECT_EQ(kernels.count(name), 1u) << "no kernel " << name;
+}

@@ -63,7 +63,10 @@ mask_and_count<typename ExecSpace::memory_space> build_new_mask(const char* fn, 
 template <class ExecSpace, class Bits>
 void build_in_place(const char* fn, const ExecSpace& exec, const Bits& bits, const dest_mask& dest,
                     size_type size_bits, const Kokkos::View<size_type*, typename ExecSpace::memory_space>& null_count) {
-  Kokkos::deep_copy(exec, Kokkos::subview(null_count, 0), size_type{0});
+  size_type* count = null_count.data();
+  Kokkos::parallel_for(
+      std::string(fn) + "::start_count", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<size_type>>(exec, 0, 1),
+      KOKKOS_LAMBDA(size_type) { *count = 0; });
   enqueue_build(fn, exec, bits, dest.words, size_bits, num_words(size_bits), null_count.data(), nullptr);
 }
 
@@ -172,7 +175,8 @@ mask_and_count<typename ExecSpace::memory_space> gather_bits_call(const char* fn
   });
   if (first_bad != no_bad_position) {
     // Only the offending index comes back; the result is dropped.
-    Kokkos::View<Index, Kokkos::HostSpace> value("kmask::gather_bits::bad_index");
+    Kokkos::View<Index, Kokkos::HostSpace> value(
+        Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(fn) + "::bad_index"));
     Kokkos::deep_copy(value, Kokkos::subview(idx, first_bad));
     report_gather_index(fn, first_bad, static_cast<size_type>(value()), size_bits);
   }
