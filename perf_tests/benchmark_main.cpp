@@ -9,6 +9,7 @@
 namespace kmask_bench {
 void register_segmented_binop_benchmarks();
 void register_count_copy_benchmarks();
+void register_make_masks_benchmarks();
 }  // namespace kmask_bench
 
 int main(int argc, char* argv[]) {
@@ -26,6 +27,7 @@ int main(int argc, char* argv[]) {
     benchmark::AddCustomContext("host_concurrency", std::to_string(Kokkos::DefaultHostExecutionSpace().concurrency()));
     kmask_bench::register_segmented_binop_benchmarks();
     kmask_bench::register_count_copy_benchmarks();
+    kmask_bench::register_make_masks_benchmarks();
     if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
     benchmark::RunSpecifiedBenchmarks();
     benchmark::Shutdown();
