@@ -4,14 +4,13 @@
 // The kernels that build a mask bit by bit (valid_if, bools_to_mask, gather_bits) and the one
 // that spreads a mask into booleans (mask_to_bools).
 //
-// Building: one thread computes a whole output word from its 32 bits. cudf builds a word from 32
-// lanes with a warp ballot; Kokkos has no portable ballot, and a vector reduction of 32 lanes costs
-// five shuffles per word. A thread per word needs no cross-lane step, writes words coalesced across
-// the team, runs the same on every backend (on a CPU the 32-bit loop vectorises for simple
-// predicates), and evaluates each predicate exactly once. Its per-bit reads (bools, indices) are
-// strided across lanes within one step, but the 32 steps of a warp walk the same cache lines, so
-// every line is fetched once. Each team reduces its null count (and, for gather_policy::check,
-// the first bad index position) and adds it with one atomic.
+// Building: CUDA builds each output word from 32 lanes, one bit each, with one warp ballot (cudf's
+// design): the lanes' reads of booleans or indices are then contiguous, a line per warp load. Kokkos
+// has no portable ballot, so every other space (the host, and the GPU form emulated on it) has one
+// thread compute a whole word from its 32 bits: no cross-lane step, words written contiguously
+// across the team, on a CPU a 32-bit loop that vectorises for simple predicates. Both evaluate each
+// predicate exactly once. Each team reduces its null count (and, for gather_policy::check, the first
+// bad index position) and adds it with one atomic.
 
 #include <kmask/detail/compat.hpp>
 #include <kmask/detail/launch_shape.hpp>
@@ -23,6 +22,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <type_traits>
 
 namespace kmask {
 namespace detail {
@@ -40,6 +40,7 @@ template <class Pred>
 struct predicate_bits {
   Pred pred;
   static constexpr bool reports_bad = false;
+  KOKKOS_INLINE_FUNCTION bool bit(size_type i, bool&) const { return pred(i); }
   KOKKOS_INLINE_FUNCTION word_type word(size_type first, int bits, size_type&) const {
     word_type w = 0;
     for (int k = 0; k < bits; ++k) w |= static_cast<word_type>(pred(first + k) ? 1u : 0u) << k;
@@ -52,6 +53,7 @@ template <class T>
 struct bool_bits {
   const T* values;
   static constexpr bool reports_bad = false;
+  KOKKOS_INLINE_FUNCTION bool bit(size_type i, bool&) const { return static_cast<std::uint8_t>(values[i]) != 0; }
   KOKKOS_INLINE_FUNCTION word_type word(size_type first, int bits, size_type&) const {
     word_type w   = 0;
     const T* v    = values + first;
@@ -70,6 +72,16 @@ struct gathered_bits {
   size_type size_bits;    // the source's bits
   const Index* indices;
   static constexpr bool reports_bad = Report;
+  // Bit i; an out-of-range index (CheckBounds) gives 0 and sets `bad`.
+  KOKKOS_INLINE_FUNCTION bool bit(size_type i, bool& bad) const {
+    const size_type j = static_cast<size_type>(indices[i]);
+    if (CheckBounds && (j < 0 || j >= size_bits)) {
+      bad = true;
+      return false;
+    }
+    const size_type q = base + j;
+    return mask == nullptr || ((mask[q / word_bits] >> (q % word_bits)) & 1u) != 0;
+  }
   KOKKOS_INLINE_FUNCTION word_type word(size_type first, int bits, size_type& first_bad) const {
     word_type w = 0;
     for (int k = 0; k < bits; ++k) {
@@ -105,6 +117,29 @@ struct build_words_functor {
     const size_type w1 = w0 + words_per_team < words ? w0 + words_per_team : words;
     const size_type used = num_words(size_bits);
     size_type nulls = 0, bad = no_bad_position;
+#if defined(__CUDA_ARCH__)
+    // 32 vector lanes per team thread (a warp): lane k evaluates bit k, one ballot makes the word.
+    // Every lane ends with the same counts, so the team reduction (over team threads) sees them.
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, w0, w1), [&](size_type w) {
+      Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, static_cast<int>(word_bits)), [&](int lane) {
+        if (w >= used) {
+          if (lane == 0) dest[w] = 0;
+          return;
+        }
+        const size_type rest = size_bits - w * word_bits;
+        const int n          = rest >= word_bits ? static_cast<int>(word_bits) : static_cast<int>(rest);
+        bool is_bad          = false;
+        const bool b         = lane < n && bits.bit(w * word_bits + lane, is_bad);
+        const word_type v    = __ballot_sync(0xffffffffu, b);
+        if (lane == 0) dest[w] = v;
+        nulls += n - popcount32(v);
+        if (Bits::reports_bad) {
+          const word_type bad_lanes = __ballot_sync(0xffffffffu, is_bad);
+          if (bad_lanes != 0 && w * word_bits + __ffs(bad_lanes) - 1 < bad) bad = w * word_bits + __ffs(bad_lanes) - 1;
+        }
+      });
+    });
+#else
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, w0, w1), [&](size_type w) {
       if (w >= used) {
         dest[w] = 0;
@@ -116,6 +151,7 @@ struct build_words_functor {
       dest[w]              = v;
       nulls += n - popcount32(v);
     });
+#endif
     team.team_reduce(Kokkos::Sum<size_type>(nulls));
     if constexpr (Bits::reports_bad) team.team_reduce(Kokkos::Min<size_type>(bad));
     Kokkos::single(Kokkos::PerTeam(team), [&]() {
@@ -127,13 +163,25 @@ struct build_words_functor {
   }
 };
 
-// Words one team builds: GPU teams of make_gpu_team threads x make_gpu_items words, host teams
-// of one thread walking make_cpu_team_words words.
+// Whether ExecSpace builds words by warp ballot (lanes per bit): CUDA only, see the top.
+template <class ExecSpace>
+constexpr bool builds_by_ballot() {
+#if defined(KOKKOS_ENABLE_CUDA)
+  return std::is_same<ExecSpace, Kokkos::Cuda>::value;
+#else
+  return false;
+#endif
+}
+
+// Words one team builds: CUDA teams of make_gpu_ballot_warps warps x make_gpu_ballot_words words,
+// other GPU teams of make_gpu_team threads x make_gpu_items words, host teams of one thread
+// walking make_cpu_team_words words.
 template <class ExecSpace>
 constexpr size_type make_team_words() {
-  return runs_on_host<ExecSpace>() ? launch_tuning<ExecSpace>::make_cpu_team_words
-                                   : size_type{launch_tuning<ExecSpace>::make_gpu_team} *
-                                         launch_tuning<ExecSpace>::make_gpu_items;
+  using t = launch_tuning<ExecSpace>;
+  if (runs_on_host<ExecSpace>()) return t::make_cpu_team_words;
+  if (builds_by_ballot<ExecSpace>()) return size_type{t::make_gpu_ballot_warps} * t::make_gpu_ballot_words;
+  return size_type{t::make_gpu_team} * t::make_gpu_items;
 }
 
 // Enqueues the build of `words` words into `dest`; *null_count (and *first_bad) must hold their
@@ -142,13 +190,21 @@ template <class ExecSpace, class Bits>
 void enqueue_build(const char* fn, const ExecSpace& exec, const Bits& bits, word_type* dest, size_type size_bits,
                    size_type words, size_type* null_count, size_type* first_bad) {
   if (words == 0) return;
+  using t                      = launch_tuning<ExecSpace>;
   constexpr size_type per_team = make_team_words<ExecSpace>();
   const size_type league       = (words + per_team - 1) / per_team;
   check_league_size(fn, league);
-  const int team = runs_on_host<ExecSpace>() ? 1 : launch_tuning<ExecSpace>::make_gpu_team;
-  Kokkos::parallel_for(std::string(fn) + "::words", Kokkos::TeamPolicy<ExecSpace>(exec, static_cast<int>(league), team),
-                       build_words_functor<ExecSpace, Bits>{bits, dest, size_bits, words, per_team, null_count,
-                                                            first_bad});
+  const build_words_functor<ExecSpace, Bits> f{bits, dest, size_bits, words, per_team, null_count, first_bad};
+  const std::string label = std::string(fn) + "::words";
+  if constexpr (builds_by_ballot<ExecSpace>()) {
+    Kokkos::parallel_for(label,
+                         Kokkos::TeamPolicy<ExecSpace>(exec, static_cast<int>(league), t::make_gpu_ballot_warps,
+                                                       static_cast<int>(word_bits)),
+                         f);
+  } else {
+    const int team = runs_on_host<ExecSpace>() ? 1 : t::make_gpu_team;
+    Kokkos::parallel_for(label, Kokkos::TeamPolicy<ExecSpace>(exec, static_cast<int>(league), team), f);
+  }
 }
 
 // Enqueues out[i] = bit (base + i) of `mask` for i in [0, n) (`mask` null: all true). The GPU form
