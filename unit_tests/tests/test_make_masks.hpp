@@ -346,6 +346,18 @@ TEST(TEST_CATEGORY, make_masks_bools_to_mask_matches_the_reference) {
     for (std::size_t i = 0; i < bytes.size(); ++i) as_bool[i] = bytes[i] != 0;
     check_bools_to_mask<bool>(as_bool);
   }
+  // Values that start at an odd address (a subview three bytes in): the word loads are unaligned.
+  {
+    TEST_EXECSPACE exec;
+    const auto bytes = random_bytes(rng, 70003);
+    const auto all   = values_on_device<std::uint8_t>(bytes);
+    const Kokkos::View<const std::uint8_t*, MS> tail =
+        Kokkos::subview(all, std::make_pair(std::size_t{3}, bytes.size()));
+    const auto got = kmask::bools_to_mask(exec, tail);
+    EXPECT_TRUE(same_new_mask(ref::from_bytes(std::vector<std::uint8_t>(bytes.begin() + 3, bytes.end())), got.first,
+                              got.second, static_cast<size_type>(bytes.size()) - 3))
+        << "unaligned values";
+  }
   // All zero and all 0xFF bytes.
   check_bools_to_mask<std::uint8_t>(std::vector<std::uint8_t>(1000, 0));
   check_bools_to_mask<std::uint8_t>(std::vector<std::uint8_t>(1000, 0xFF));
@@ -366,6 +378,19 @@ TEST(TEST_CATEGORY, make_masks_mask_to_bools_matches_the_reference) {
   // A range ending on the view's very last bit.
   const auto host = random_words(rng, 9);
   check_mask_to_bools(&host, 77, 9 * 32);
+  // Booleans written from an odd address (a subview one element in): eight-byte stores unaligned.
+  {
+    TEST_EXECSPACE exec;
+    const Kokkos::View<const word_type*, MS> mask = to_device<TEST_EXECSPACE>(host);
+    auto out  = filled_bools(9 * 32 + 2, false);
+    auto into = Kokkos::subview(out, std::make_pair(std::size_t{1}, std::size_t{9 * 32 + 1}));
+    kmask::inplace_mask_to_bools(exec, Kokkos::View<bool*, MS>(into), mask, 0, 9 * 32);
+    exec.fence();
+    auto want = ref::to_bools(&host, 0, 9 * 32);
+    want.insert(want.begin(), 0);
+    want.push_back(0);
+    EXPECT_EQ(bools_to_host(out), want) << "unaligned output";
+  }
 }
 
 TEST(TEST_CATEGORY, make_masks_gather_bits_matches_the_reference) {
