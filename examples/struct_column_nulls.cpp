@@ -7,6 +7,7 @@
 //   2. pushes the parent's nulls into every child in place, in one launch (superimpose_nulls),
 //   3. ANDs the children row-wise in batches of rows — one segment per batch — to find the rows
 //      where every field is valid, with a null count per batch (segmented_binop),
+//   4. filters the table: gathers every mask of the struct column at the surviving rows (gather_bits),
 // then checks every count and every bit against a plain host computation and reports the time
 // and bandwidth of each step. A second, nested struct column (structs of structs, 3 levels, some
 // nodes sliced) then gets the nulls of every ancestor pushed down to every node in one call
@@ -115,6 +116,52 @@ void report(const char* step, double s, double bytes) {
             << " MB moved)\n";
 }
 
+// 4. FILTER: the engine keeps the rows a filter selects (here every row whose hash is not 0 mod 3),
+// so every mask of the struct column is gathered at the surviving row indices (gather_bits with
+// gather_policy::check: the parent read as a slice from its offset, the children as they are after
+// step 2). Checked against the host computation; returns the mismatches.
+size_type filter_step(const exec_space& exec, const mask_t& parent, const std::vector<word_type>& parent_h,
+                      size_type parent_offset, const std::vector<mask_t>& children,
+                      const std::vector<std::vector<word_type>>& child_h, const std::vector<size_type>& child_offset,
+                      size_type rows) {
+  std::vector<std::int64_t> kept;
+  for (size_type i = 0; i < rows; ++i)
+    if ((static_cast<std::uint64_t>(i) * 0x9E3779B97F4A7C15ull >> 40) % 3 != 0) kept.push_back(i);
+  Kokkos::View<std::int64_t*, exec_space::memory_space> indices(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("example::filter_indices")), kept.size());
+  Kokkos::deep_copy(indices, Kokkos::View<const std::int64_t*, Kokkos::HostSpace,
+                                          Kokkos::MemoryTraits<Kokkos::Unmanaged>>(kept.data(), kept.size()));
+  const size_type n = static_cast<size_type>(kept.size());
+  std::vector<std::pair<mask_t, size_type>> gathered(children.size() + 1);
+  const kmask::source_mask parent_slice{parent.data(), static_cast<size_type>(parent.extent(0)), parent_offset};
+  const double t = seconds(exec, [&] {
+    gathered[0] = kmask::gather_bits(exec, parent_slice, 0, rows, indices, kmask::gather_policy::check);
+    for (std::size_t c = 0; c < children.size(); ++c)
+      gathered[c + 1] = kmask::gather_bits(exec, Kokkos::View<const word_type*, exec_space::memory_space>(children[c]),
+                                           0, rows, indices, kmask::gather_policy::check);
+  });
+  size_type errors = 0;
+  for (std::size_t m = 0; m < gathered.size(); ++m) {
+    const auto got  = download(gathered[m].first);
+    size_type nulls = 0;
+    for (size_type r = 0; r < n; ++r) {
+      const size_type i = kept[static_cast<std::size_t>(r)];
+      int want          = bit(parent_h, parent_offset + i);
+      if (m > 0) want &= bit(child_h[m - 1], child_offset[m - 1] + i);
+      nulls += 1 - want;
+      errors += bit(got, r) != want;
+    }
+    errors += gathered[m].second != nulls;
+  }
+  std::cout << "filter: " << n << " of " << rows << " rows survive; parent nulls after the filter: "
+            << gathered[0].second << "\n";
+  // Each gather reads the indices (8 bytes a row) and writes the new mask; the source bits are
+  // read at random, at most a word per surviving row.
+  report("gather_bits (filter, parent + children)", t,
+         static_cast<double>(gathered.size()) * (8.0 * static_cast<double>(n) + static_cast<double>(n) / 8));
+  return errors;
+}
+
 int run(const options& o) {
   exec_space exec;
   std::mt19937_64 rng(o.seed);
@@ -218,6 +265,7 @@ int run(const options& o) {
   for (size_type c = 0; c < K; ++c) errors += nulls(c) != expect_child_nulls[c];
   for (size_type b = 0; b < full; ++b) errors += batch_nulls(b) != expect_batch_nulls[b];
   if (tail_rows > 0) errors += tail.second != expect_tail_nulls;
+  errors += filter_step(exec, parent, parent_h, parent_offset, children, child_h, child_offset, rows);
 
   std::cout << "child null counts after superimposing the parent:";
   for (size_type c = 0; c < K; ++c) std::cout << " " << nulls(c);

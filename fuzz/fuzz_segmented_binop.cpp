@@ -5,7 +5,8 @@
 // inplace_binop, binop, superimpose_nulls, count_set_bits / count_unset_bits, copy_bitmask,
 // segmented_count_set_bits or superimpose_nulls_tree (view or dest_mask form: the destinations
 // are the nodes, each read from its own begin bit, with parents that may be out of range, cyclic,
-// or of the wrong count), with bad sizes, bad bit offsets, short or null views, bad segment
+// or of the wrong count), then, on the bytes left, gather_bits / inplace_gather_bits, with bad
+// sizes, bad bit offsets, short or null views, bad segment
 // offsets, short counters, and destinations that alias sources or each other. Sources (and the
 // single mask of superimpose / count / copy) are often absent: a null view of extent 0, which
 // reads as all valid (cudf's column without a null mask); a null view with an extent is refused.
@@ -931,6 +932,175 @@ void run_reads(World& w, const Call& c) {
   }
 }
 
+// ---------------------------------------------------------------------------------------------
+// gather_bits / inplace_gather_bits: a second call on its own World, decoded from the bytes the
+// first call left (an input the first call used up runs only that call, as before). Hostile
+// sizes and begin bits, absent / null-with-extent / short masks, int32 and int64 indices with
+// out-of-range values (negative, size_bits, far past it), every policy and an invalid one, short,
+// null and mask-overlapping destinations, short or null counters, View and raw forms.
+// Oracle: the documented contract (gather_policy::check throws std::out_of_range when an index is
+// out of range, and is refused in place; dont_check is called only when every index is in range),
+// nothing written on rejection, and a bit-by-bit reference from the snapshot when accepted.
+
+struct Gather {
+  size_type size = 0, begin = 0, split = 0;  // split: the part of `begin` a raw form's begin_bit holds
+  Ref mask, dest;
+  std::vector<std::int64_t> idx;
+  bool int64 = false, in_place = false, raw = false;
+  int policy = 0;
+};
+
+std::string describe_gather(const World& w, const Gather& g) {
+  std::ostringstream os;
+  os << "api=" << (g.in_place ? "inplace_gather_bits" : "gather_bits") << (g.raw ? " (raw forms)" : "")
+     << " policy=" << g.policy << " size_bits=" << g.size << " begin_bit=" << g.begin << " split=" << g.split
+     << (g.int64 ? " int64" : " int32") << " indices={";
+  for (auto i : g.idx) os << " " << i;
+  os << " }\n  mask = " << show_ref(w, g.mask, true) << "\n";
+  if (g.in_place)
+    os << "  dest = " << show_ref(w, g.dest) << "\n  null_count: " << (w.counts_null ? "null, " : "") << "extent "
+       << w.ncounts << "\n";
+  return os.str();
+}
+
+Gather decode_gather(World& w, FuzzedDataProvider& in) {
+  Gather g;
+  g.size     = pick_size(in);
+  g.begin    = pick_begin(in);
+  g.int64    = in.ConsumeBool();
+  g.in_place = in.ConsumeBool();
+  g.raw      = in.ConsumeBool();
+  g.policy   = in.ConsumeIntegralInRange<int>(0, 7);
+  if (g.policy > 3) g.policy = 1;  // mostly nullify / check / dont_check; 3 is no gather_policy
+  g.split = sane(g.begin) ? in.ConsumeIntegralInRange<size_type>(0, g.begin) : 0;
+  const size_type need = sane(g.size) && sane(g.begin) ? words_for(g.begin + g.size) : 1;
+  switch (in.ConsumeIntegralInRange<int>(0, 7)) {
+    case 0: g.mask = {}; break;  // absent: all valid
+    case 1: g.mask = {-1, 0, 1 + small_extra(in)}; break;  // null with an extent: refused
+    case 2: {
+      const size_type n = need > 0 ? need - 1 : 0;
+      g.mask            = {w.add(n, in), 0, n};
+      break;
+    }
+    default: {
+      const size_type pre = small_extra(in), post = small_extra(in);
+      g.mask = {w.add(pre + need + post, in), pre, need + post};
+    }
+  }
+  const int n = in.ConsumeIntegralInRange<int>(0, in.ConsumeBool() ? 40 : 300);
+  const std::int64_t far = g.int64 ? (std::int64_t{1} << 40) : std::numeric_limits<std::int32_t>::max();
+  const std::int64_t low = g.int64 ? kI64Min : std::numeric_limits<std::int32_t>::min();
+  for (int i = 0; i < n; ++i) {
+    const int m = in.ConsumeIntegralInRange<int>(0, 31);
+    std::int64_t v;
+    if (m == 0) v = -1;
+    else if (m == 1) v = g.size;
+    else if (m == 2) v = far;
+    else if (m == 3) v = low;
+    else if (g.size > 0) v = in.ConsumeIntegralInRange<std::int64_t>(0, std::min<size_type>(g.size, far) - 1);
+    else v = 0;
+    if (!g.int64 && (v < low || v > far)) v = far;  // representable in int32
+    g.idx.push_back(v);
+  }
+  if (g.in_place) {
+    const size_type nw = words_for(n);
+    switch (in.ConsumeIntegralInRange<int>(0, 7)) {
+      case 0: g.dest = {-1, 0, in.ConsumeBool() ? 0 : nw}; break;
+      case 1: g.dest = {w.add(nw > 0 ? nw - 1 : 0, in), 0, nw > 0 ? nw - 1 : 0}; break;
+      case 2:  // inside the mask's buffer: overlapping the bits read, or past them
+        if (g.mask.buf >= 0) {
+          g.dest = view_into(w, g.mask.buf, in.ConsumeIntegralInRange<size_type>(0, w.bufs[g.mask.buf].n), nw);
+          break;
+        }
+        [[fallthrough]];
+      default: {
+        const size_type pre = small_extra(in), post = small_extra(in);
+        g.dest = {w.add(pre + nw + post + 1, in), pre, nw + post};
+      }
+    }
+    switch (in.ConsumeIntegralInRange<int>(0, 7)) {
+      case 0: w.make_counts(0, true, in); break;
+      case 1: w.make_counts(0, false, in); break;
+      default: w.make_counts(1 + small_extra(in), false, in);
+    }
+  }
+  return g;
+}
+
+template <class Index>
+void call_gather(const World& w, const Gather& g, Kokkos::View<word_type*, mem_space>& out, size_type& nulls) {
+  exec_space exec;
+  Kokkos::View<Index*, mem_space> idx("fuzz::indices", g.idx.size());
+  for (std::size_t i = 0; i < g.idx.size(); ++i) idx(i) = static_cast<Index>(g.idx[i]);
+  const auto policy = static_cast<kmask::gather_policy>(g.policy);
+  const kmask::source_mask raw{w.ptr(g.mask), g.mask.len, g.split};
+  if (g.in_place) {
+    if (g.raw)
+      kmask::inplace_gather_bits(exec, kmask::dest_mask{w.ptr(g.dest), g.dest.len}, raw, g.begin - g.split, g.size,
+                                 idx, policy, w.count_arg());
+    else
+      kmask::inplace_gather_bits(exec, w.dst(g.dest), w.src(g.mask), g.begin, g.size, idx, policy, w.count_arg());
+    return;
+  }
+  const auto r = g.raw ? kmask::gather_bits(exec, raw, g.begin - g.split, g.size, idx, policy)
+                       : kmask::gather_bits(exec, w.src(g.mask), g.begin, g.size, idx, policy);
+  out   = r.first;
+  nulls = r.second;
+}
+
+void run_gather(World& w, const Gather& g) {
+  const size_type n = static_cast<size_type>(g.idx.size());
+  bool out_of_range = false;
+  for (auto v : g.idx) out_of_range |= v < 0 || v >= g.size;
+  // dont_check with an out-of-range index breaks the caller's promise: not a call to make.
+  if (g.policy == 2 && out_of_range) return;
+  bool valid = g.policy >= 0 && g.policy <= 2 && !(g.in_place && g.policy == 0);
+  valid      = valid && size_ok(g.size) && g.begin >= 0 && g.begin <= kMaxBits && g.size <= kMaxBits - g.begin;
+  valid      = valid && !null_with_extent(g.mask) && (absent(g.mask) || g.begin + g.size <= cap_bits(g.mask));
+  if (g.in_place) {
+    const size_type nw = words_for(n);
+    valid = valid && !(nw > 0 && g.dest.buf < 0) && g.dest.len >= nw && counts_ok(w, 1);
+    // The destination's words must not meet the words the gather reads.
+    if (valid && g.size > 0 && g.dest.buf >= 0 && g.dest.buf == g.mask.buf && g.dest.len > 0) {
+      const size_type first = g.mask.off + g.begin / 32, last = g.mask.off + (g.begin + g.size - 1) / 32 + 1;
+      if (g.dest.off < last && first < g.dest.off + g.dest.len) valid = false;
+    }
+  } else if (g.policy == 0 && out_of_range) {
+    valid = false;  // check: std::out_of_range naming the first bad position
+  }
+  w.snapshot();
+  Kokkos::View<word_type*, mem_space> out;
+  size_type nulls = -1;
+  if (run_checked(w, valid, [&] {
+        if (g.int64) call_gather<std::int64_t>(w, g, out, nulls);
+        else call_gather<std::int32_t>(w, g, out, nulls);
+      }))
+    return;
+  std::vector<word_type> want(static_cast<std::size_t>(words_for(n)), 0u);
+  size_type want_nulls = 0;
+  for (size_type i = 0; i < n; ++i) {
+    const std::int64_t j = g.idx[static_cast<std::size_t>(i)];
+    const int b          = j < 0 || j >= g.size ? 0 : w.snap_bit(g.mask, g.begin, j);
+    set_bit(want, i, b);
+    want_nulls += 1 - b;
+  }
+  Image image = w.snap;
+  std::vector<size_type> want_counts = w.counts_snap;
+  if (g.in_place) {
+    for (std::size_t k = 0; k < want.size(); ++k) image[g.dest.buf][g.dest.off + k] = want[k];
+    want_counts[0] = want_nulls;
+    compare_world(w, image, want_counts);
+    return;
+  }
+  compare_world(w, image, want_counts);
+  want.resize(static_cast<std::size_t>((words_for(n) * 4 + 63) / 64 * 16), 0u);
+  if (out.extent(0) != want.size()) fail("gather_bits extent " + std::to_string(out.extent(0)));
+  for (std::size_t k = 0; k < want.size(); ++k)
+    if (out(k) != want[k]) fail("gather_bits word " + std::to_string(k));
+  if (nulls != want_nulls)
+    fail("gather_bits null count " + std::to_string(nulls) + ", reference " + std::to_string(want_nulls));
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
@@ -970,6 +1140,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         case 1: run_segmented(w, c, kmask::bit_or{}); break;
         default: run_segmented(w, c, kmask::bit_xor{}); break;
       }
+  }
+  // The gather path, on the bytes left (none: the first call was the whole input).
+  if (in.remaining_bytes() > 0 && in.ConsumeIntegralInRange<int>(0, 3) != 0) {
+    World gw;
+    const Gather g = decode_gather(gw, in);
+    g_world        = &gw;
+    g_desc         = describe_gather(gw, g);
+    if (verbose) std::fprintf(stderr, "%s", g_desc.c_str());
+    run_gather(gw, g);
   }
   g_world = nullptr;
   return 0;

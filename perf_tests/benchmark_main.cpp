@@ -11,6 +11,7 @@ void register_segmented_binop_benchmarks();
 void register_count_copy_benchmarks();
 void register_batch_count_benchmarks();
 void register_move_bits_benchmarks();
+void register_make_masks_benchmarks();
 }  // namespace kmask_bench
 
 int main(int argc, char* argv[]) {
@@ -30,6 +31,7 @@ int main(int argc, char* argv[]) {
     kmask_bench::register_count_copy_benchmarks();
     kmask_bench::register_batch_count_benchmarks();
     kmask_bench::register_move_bits_benchmarks();
+    kmask_bench::register_make_masks_benchmarks();
     if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
     benchmark::RunSpecifiedBenchmarks();
     benchmark::Shutdown();

@@ -146,6 +146,49 @@ inline std::vector<result> superimpose_tree(const std::vector<words>& masks, con
   return out;
 }
 
+// ---- Making masks (valid_if, bools_to_mask, mask_to_bools, gather_bits), bit by bit.
+
+// Bit i = pred(i) for i in [0, size): words of exactly ceil(size/32), bits past size zero.
+template <class Pred>
+result from_predicate(std::int64_t size, const Pred& pred) {
+  result r{words(static_cast<std::size_t>((size + 31) / 32), 0u), 0};
+  for (std::int64_t i = 0; i < size; ++i) {
+    const int bit = pred(i) ? 1 : 0;
+    set_bit(r.mask, i, bit);
+    if (!bit) ++r.nulls;
+  }
+  return r;
+}
+
+// Bit i = values[i] != 0.
+inline result from_bytes(const std::vector<std::uint8_t>& values) {
+  return from_predicate(static_cast<std::int64_t>(values.size()),
+                        [&](std::int64_t i) { return values[static_cast<std::size_t>(i)] != 0; });
+}
+
+// Element i = bit begin + i of m, for i in [0, end - begin); m == nullptr reads as all valid.
+inline std::vector<int> to_bools(const words* m, std::int64_t begin, std::int64_t end) {
+  std::vector<int> out;
+  for (std::int64_t i = begin; i < end; ++i) out.push_back(m == nullptr ? 1 : get_bit(*m, i));
+  return out;
+}
+
+// Bit i = bit begin + indices[i] of m (m == nullptr: all valid) when indices[i] is in [0, size);
+// an index outside it gives 0 (nullify). The first such position, or -1, goes to *first_bad.
+inline result gather(const words* m, std::int64_t begin, std::int64_t size, const std::vector<std::int64_t>& indices,
+                     std::int64_t* first_bad = nullptr) {
+  if (first_bad != nullptr) *first_bad = -1;
+  return from_predicate(static_cast<std::int64_t>(indices.size()), [&](std::int64_t i) {
+    const std::int64_t j = indices[static_cast<std::size_t>(i)];
+    if (j < 0 || j >= size) {
+      if (first_bad != nullptr && *first_bad < 0) *first_bad = i;
+      return false;
+    }
+    return m == nullptr || get_bit(*m, begin + j) == 1;
+  });
+}
+
+
 }  // namespace ref
 
 #endif

@@ -17,6 +17,7 @@
 #include <kmask/count.hpp>
 #include <kmask/create_mask.hpp>
 #include <kmask/move_bits.hpp>
+#include <kmask/make_masks.hpp>
 #include <kmask/operators.hpp>
 #include <kmask/segmented_binop.hpp>
 #include <kmask/superimpose_tree.hpp>

@@ -1,0 +1,127 @@
+// The mask-making calls at 2^24 and 2^26 rows (2^16 for the smoke test), each with its vs_copy
+// against a deep_copy of the bytes it reads and writes, measured in the same run:
+//   inplace_valid_if (i % 3 != 0)  writes rows / 8 bytes (the predicate reads nothing)
+//   inplace_bools_to_mask (uint8)  reads rows bytes, writes rows / 8
+//   inplace_mask_to_bools          reads rows / 8 bytes, writes rows
+//   inplace_gather_bits (int32)    reads 4 x rows index bytes, writes rows / 8 (the source bits are
+//                                  read at random: not counted, they are what the gather costs)
+
+#include "bench_support.hpp"
+
+namespace kmask_bench {
+namespace {
+
+struct not_multiple_of_3 {
+  KOKKOS_INLINE_FUNCTION bool operator()(size_type i) const { return i % 3 != 0; }
+};
+
+bool too_big(benchmark::State& state, size_type bytes) {
+  if (bytes <= max_bytes()) return false;
+  state.SkipWithError("working set exceeds KMASK_BENCH_MAX_BYTES");
+  return true;
+}
+
+template <class Call>
+void time_and_report(benchmark::State& state, const exec_space& exec, double bytes, const Call& call) {
+  for (auto _ : state) state.SetIterationTime(time_once(exec, call));
+  const double ours = time_median(exec, call);
+  set_rates(state, bytes);
+  state.counters["median_us"] = ours * 1e6;
+  state.counters["vs_copy"]   = same_bytes_copy_time(exec, static_cast<size_type>(bytes)) / ours;
+}
+
+Kokkos::View<word_type*, memory_space> words_of(const exec_space& exec, size_type bits) {
+  return Kokkos::View<word_type*, memory_space>(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "bench::mask"),
+                                                kmask::num_words(bits));
+}
+
+Kokkos::View<size_type*, memory_space> one_count(const exec_space& exec) {
+  return Kokkos::View<size_type*, memory_space>(Kokkos::view_alloc(exec, "bench::null_count"), 1);
+}
+
+void valid_if_mod3(benchmark::State& state) {
+  exec_space exec;
+  const size_type rows = size_type{1} << state.range(0);
+  if (too_big(state, rows / 8)) return;
+  const auto dest  = words_of(exec, rows);
+  const auto count = one_count(exec);
+  const auto call  = [&] { kmask::inplace_valid_if(exec, dest, rows, not_multiple_of_3{}, count); };
+  time_and_report(state, exec, static_cast<double>(rows / 8), call);
+}
+
+void bools_to_mask_u8(benchmark::State& state) {
+  exec_space exec;
+  const size_type rows = size_type{1} << state.range(0);
+  if (too_big(state, rows + rows / 8)) return;
+  Kokkos::View<std::uint8_t*, memory_space> values(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "bench::values"),
+                                                   rows);
+  Kokkos::parallel_for(
+      "bench::fill_values", Kokkos::RangePolicy<exec_space, Kokkos::IndexType<size_type>>(exec, 0, rows),
+      KOKKOS_LAMBDA(size_type i) { values(i) = static_cast<std::uint8_t>((i * 2654435761u >> 13) % 4); });
+  const Kokkos::View<const std::uint8_t*, memory_space> cvalues = values;
+  const auto dest  = words_of(exec, rows);
+  const auto count = one_count(exec);
+  const auto call  = [&] { kmask::inplace_bools_to_mask(exec, dest, cvalues, count); };
+  time_and_report(state, exec, static_cast<double>(rows + rows / 8), call);
+}
+
+void mask_to_bools(benchmark::State& state) {
+  exec_space exec;
+  const size_type rows = size_type{1} << state.range(0);
+  if (too_big(state, rows + rows / 8)) return;
+  const auto mask = words_of(exec, rows);
+  fill_random(exec, mask, 3);
+  const Kokkos::View<const word_type*, memory_space> cmask = mask;
+  Kokkos::View<bool*, memory_space> out(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "bench::bools"), rows);
+  const auto call = [&] { kmask::inplace_mask_to_bools(exec, out, cmask, 0, rows); };
+  time_and_report(state, exec, static_cast<double>(rows + rows / 8), call);
+}
+
+// range(1): 0 sorted indices (a filter keeping two rows of every three of a 1.5 x rows source),
+// 1 random indices into a source of `rows` bits.
+void gather(benchmark::State& state) {
+  exec_space exec;
+  const size_type rows = size_type{1} << state.range(0);
+  const bool sorted    = state.range(1) == 0;
+  const size_type size = sorted ? rows + rows / 2 : rows;
+  if (too_big(state, 4 * rows + rows / 8 + size / 8)) return;
+  const auto source = words_of(exec, size);
+  fill_random(exec, source, 5);
+  const Kokkos::View<const word_type*, memory_space> csource = source;
+  Kokkos::View<std::int32_t*, memory_space> indices(
+      Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "bench::indices"), rows);
+  Kokkos::parallel_for(
+      "bench::fill_indices", Kokkos::RangePolicy<exec_space, Kokkos::IndexType<size_type>>(exec, 0, rows),
+      KOKKOS_LAMBDA(size_type i) {
+        std::uint64_t x = static_cast<std::uint64_t>(i) * 0x9E3779B97F4A7C15ull;
+        x ^= x >> 29;
+        indices(i) = static_cast<std::int32_t>(sorted ? i + i / 2 : static_cast<size_type>(x % static_cast<std::uint64_t>(size)));
+      });
+  const auto dest  = words_of(exec, rows);
+  const auto count = one_count(exec);
+  const auto call  = [&] {
+    kmask::inplace_gather_bits(exec, dest, csource, 0, size, indices, kmask::gather_policy::nullify, count);
+  };
+  time_and_report(state, exec, static_cast<double>(4 * rows + rows / 8), call);
+}
+
+}  // namespace
+
+void register_make_masks_benchmarks() {
+  for (int log_rows : {16, 24, 26}) {
+    benchmark::RegisterBenchmark("make_masks/inplace_valid_if/mod3", valid_if_mod3)
+        ->Arg(log_rows)->UseManualTime()->Unit(benchmark::kMicrosecond);
+    benchmark::RegisterBenchmark("make_masks/inplace_bools_to_mask/uint8", bools_to_mask_u8)
+        ->Arg(log_rows)->UseManualTime()->Unit(benchmark::kMicrosecond);
+    benchmark::RegisterBenchmark("make_masks/inplace_mask_to_bools", mask_to_bools)
+        ->Arg(log_rows)->UseManualTime()->Unit(benchmark::kMicrosecond);
+    if (log_rows != 26)
+      for (int random : {0, 1})
+        benchmark::RegisterBenchmark(random ? "make_masks/inplace_gather_bits/int32/random"
+                                            : "make_masks/inplace_gather_bits/int32/sorted",
+                                     gather)
+            ->Args({log_rows, random})->UseManualTime()->Unit(benchmark::kMicrosecond);
+  }
+}
+
+}  // namespace kmask_bench
