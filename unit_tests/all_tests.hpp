@@ -25,3 +25,4 @@ using namespace kmask_test;
 #include "tests/test_move_bits.hpp"
 #include "tests/test_superimpose_tree.hpp"
 #include "tests/test_make_masks.hpp"
+#include "tests/test_inverted_new_calls.hpp"

@@ -112,7 +112,7 @@ void mask_to_bools_into(const char* fn, const ExecSpace& exec, bool* out, const 
                         size_type begin_bit, size_type end_bit) {
   const bool present = mask.words != nullptr;
   enqueue_mask_to_bools(fn, exec, out, present ? mask.words : nullptr, present ? mask.begin_bit + begin_bit : 0,
-                        end_bit - begin_bit);
+                        end_bit - begin_bit, mask.invert);
 }
 
 template <class ExecSpace>
@@ -150,11 +150,12 @@ size_type check_gather(const char* fn, const source_mask& mask, size_type begin_
 template <class Index, class F>
 void with_gather_bits(const source_mask& mask, size_type base, size_type size_bits, const Index* indices,
                       gather_policy policy, const F& f) {
-  const word_type* m = mask.words;
+  const word_type* m    = mask.words;
+  const word_type flip = mask.invert ? 1u : 0u;
   switch (policy) {
-    case gather_policy::check: f(gathered_bits<Index, true, true>{m, base, size_bits, indices}); break;
-    case gather_policy::nullify: f(gathered_bits<Index, true, false>{m, base, size_bits, indices}); break;
-    default: f(gathered_bits<Index, false, false>{m, base, size_bits, indices}); break;
+    case gather_policy::check: f(gathered_bits<Index, true, true>{m, base, size_bits, indices, flip}); break;
+    case gather_policy::nullify: f(gathered_bits<Index, true, false>{m, base, size_bits, indices, flip}); break;
+    default: f(gathered_bits<Index, false, false>{m, base, size_bits, indices, flip}); break;
   }
 }
 

@@ -89,6 +89,7 @@ struct gathered_bits {
   size_type base;         // absolute bit of source bit 0
   size_type size_bits;    // the source's bits
   const Index* indices;
+  word_type flip = 0;     // 1: the source is inverted (its in-range bits read complemented)
   static constexpr bool reports_bad = Report;
   // Bit i; an out-of-range index (CheckBounds) gives 0 and sets `bad`.
   KOKKOS_INLINE_FUNCTION bool bit(size_type i, bool& bad) const {
@@ -98,7 +99,7 @@ struct gathered_bits {
       return false;
     }
     const size_type q = base + j;
-    return mask == nullptr || ((mask[q / word_bits] >> (q % word_bits)) & 1u) != 0;
+    return ((mask == nullptr ? 1u : (mask[q / word_bits] >> (q % word_bits)) & 1u) ^ flip) != 0;
   }
   KOKKOS_INLINE_FUNCTION word_type word(size_type first, int bits, size_type& first_bad) const {
     word_type w = 0;
@@ -109,7 +110,7 @@ struct gathered_bits {
         continue;
       }
       const size_type q = base + j;
-      const word_type b = mask == nullptr ? 1u : (mask[q / word_bits] >> (q % word_bits)) & 1u;
+      const word_type b = (mask == nullptr ? 1u : (mask[q / word_bits] >> (q % word_bits)) & 1u) ^ flip;
       w |= b << k;
     }
     return w;
@@ -237,7 +238,8 @@ KOKKOS_FORCEINLINE_FUNCTION std::uint64_t bits_to_bytes(std::uint64_t b) {
 // the CPU form one word's 32 booleans per iteration, eight at a time.
 template <class ExecSpace>
 void enqueue_mask_to_bools(const char* fn, const ExecSpace& exec, bool* out, const word_type* mask, size_type base,
-                           size_type n) {
+                           size_type n, bool invert = false) {
+  const word_type flip = invert ? ~word_type{0} : word_type{0};
   if (n == 0) return;
   using range = Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<size_type>>;
   const std::string label = std::string(fn) + "::bools";
@@ -254,6 +256,7 @@ void enqueue_mask_to_bools(const char* fn, const ExecSpace& exec, bool* out, con
         const bool two      = shift + count > word_bits;
         w = funnel_shift(mask[wi], two ? mask[wi + 1] : word_type{0}, shift);
       }
+      w ^= flip;
       bool* o = out + first;
       if (count == static_cast<int>(word_bits)) {
         for (int q = 0; q < 4; ++q) {
@@ -267,7 +270,7 @@ void enqueue_mask_to_bools(const char* fn, const ExecSpace& exec, bool* out, con
   } else {
     Kokkos::parallel_for(label, range(exec, 0, n), KOKKOS_LAMBDA(size_type i) {
       const size_type q = base + i;
-      out[i]            = mask == nullptr || ((mask[q / word_bits] >> (q % word_bits)) & 1u) != 0;
+      out[i] = ((mask == nullptr ? 1u : (mask[q / word_bits] >> (q % word_bits)) & 1u) ^ (flip & 1u)) != 0;
     });
   }
 }

@@ -24,7 +24,7 @@ namespace kmask {
 namespace detail {
 
 // One checked piece: `size` bits of `dest` from bit `dest_begin` get the bits of `src` from its
-// begin_bit on, or `fill`'s when `constant`. `index` is the argument it came from (messages).
+// begin_bit on XOR `fill` (0, or ~0 for an inverted source), or `fill`'s when `constant`. `index` is the argument it came from (messages).
 struct move_request {
   dest_mask dest;
   size_type dest_begin;
@@ -231,8 +231,11 @@ inline move_request constant_piece(const dest_mask& d, size_type begin, size_typ
 // A copy piece; an absent source is a constant piece of ones.
 inline move_request copy_piece(const dest_mask& d, size_type begin, const source_mask& s, size_type size,
                                bool counted, std::size_t i) {
-  if (s.words == nullptr) return {d, begin, source_mask{}, size, true, ~word_type{0}, counted, i};
-  return {d, begin, s, size, false, 0, counted, i};
+  // An inverted source is read complemented: `fill` is XORed into its words (an inverted absent
+  // source is a constant piece of zeros).
+  const word_type flip = s.invert ? ~word_type{0} : word_type{0};
+  if (s.words == nullptr) return {d, begin, source_mask{}, size, true, static_cast<word_type>(~flip), counted, i};
+  return {d, begin, s, size, false, flip, counted, i};
 }
 
 template <class ExecSpace>

@@ -21,8 +21,9 @@ namespace kmask {
 namespace detail {
 
 // One piece, positioned: `dest` is the word holding its first destination bit, which is bit
-// `dest_shift` of it; `src` the word holding its first source bit (bit `src_shift`), or nullptr
-// for a constant piece whose every bit is taken from `fill`. `counted` pieces add their written
+// `dest_shift` of it; `src` the word holding its first source bit (bit `src_shift`), whose words
+// are XORed with `fill` (~0: an inverted source), or nullptr for a constant piece whose every bit
+// is taken from `fill`. `counted` pieces add their written
 // zeros to the call's null count (concatenate), the others (padding fills) do not.
 struct move_piece {
   word_type* dest;
@@ -46,8 +47,8 @@ KOKKOS_INLINE_FUNCTION word_type piece_source_word(const move_piece& p, size_typ
   const int shift      = static_cast<int>(q - word_bits * w0);
   const size_type last = (p.src_shift + p.size - 1) / word_bits;
   const word_type lo   = w0 >= 0 ? p.src[w0] : word_type{0};
-  if (shift == 0) return lo;
-  return funnel_shift(lo, w0 + 1 <= last ? p.src[w0 + 1] : word_type{0}, shift);
+  if (shift == 0) return lo ^ p.fill;
+  return funnel_shift(lo, w0 + 1 <= last ? p.src[w0 + 1] : word_type{0}, shift) ^ p.fill;
 }
 
 // The bits of the piece's destination word `k` that the piece writes.

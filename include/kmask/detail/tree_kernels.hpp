@@ -71,17 +71,19 @@ struct tree_cpu_functor {
         const size_type n                    = m - b0 < block_words ? m - b0 : block_words;
         const word_type* p2[cpu_pass_sources] = {src.first + b0, up == nullptr ? nullptr : up + b0};
         const int sh[cpu_pass_sources]       = {src.shift, 0};
+        const word_type fl[cpu_pass_sources] = {src.flip, 0};
         size_type set                        = 0;
         if (up == nullptr) {
-          set = cpu_pass(op, 1, shifted, p2, sh, n, false, true, acc, out + b0);
+          set = cpu_pass(op, 1, shifted, p2, sh, fl, n, false, true, acc, out + b0);
         } else if (!shifted) {
-          set = cpu_pass(op, 2, false, p2, sh, n, false, true, acc, out + b0);
+          set = cpu_pass(op, 2, false, p2, sh, fl, n, false, true, acc, out + b0);
         } else {
           // A shifted source and an aligned parent: one pass each, through the accumulator.
-          cpu_pass(op, 1, true, p2, sh, n, false, false, acc, out + b0);
+          cpu_pass(op, 1, true, p2, sh, fl, n, false, false, acc, out + b0);
           const word_type* p1[cpu_pass_sources] = {up + b0};
           const int s1[cpu_pass_sources]       = {0};
-          set = cpu_pass(op, 1, false, p1, s1, n, true, true, acc, out + b0);
+          const word_type f1[cpu_pass_sources] = {0};
+          set = cpu_pass(op, 1, false, p1, s1, f1, n, true, true, acc, out + b0);
         }
         nulls += n * word_bits - set;
       }
