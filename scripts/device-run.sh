@@ -5,6 +5,7 @@
 #                                   bench-full bench-host bench-variants bench-host-variants
 #                                   sanitize-large ncu bench-concurrency bench-compare bench-calls
 #   KMASK_HOST_BUILD   host build directory with OpenMP benchmarks (default build/host)
+#   KMASK_CUDA_BUILD   CUDA build directory (default build/cuda)
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 out=${OUT:-/tmp/kmask-device-out}
@@ -12,7 +13,7 @@ mkdir -p "$out"
 export LD_LIBRARY_PATH="$PWD/build/device-libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 # Kokkos' OpenMP threads (the host space of both builds) pinned one per core, as Kokkos advises.
 export OMP_PROC_BIND=${OMP_PROC_BIND:-spread} OMP_PLACES=${OMP_PLACES:-threads}
-cuda_bin=build/cuda
+cuda_bin=${KMASK_CUDA_BUILD:-build/cuda}  # another CUDA build (a Kokkos 4.x one, say) with KMASK_CUDA_BUILD
 host_bin=${KMASK_HOST_BUILD:-build/host}
 rc=0
 step() { echo "=== $* ($(date +%T))"; }
