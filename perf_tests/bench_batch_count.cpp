@@ -49,7 +49,7 @@ void run_batch_count(benchmark::State& state, batch_case c) {
   exec.fence();
   Kokkos::View<size_type*, memory_space> counts;
   const auto call = [&] { counts = kmask::batch_count_unset_bits(exec, masks, begins, sizes); };
-  for (auto _ : state) state.SetIterationTime(time_once(exec, call));
+  timed_calls(state, exec, call);
   const double ours  = time_median(exec, call);
   const double bytes = static_cast<double>(c.masks) * static_cast<double>(kmask::num_words(bits)) * sizeof(word_type);
   set_rates(state, bytes);
@@ -120,7 +120,7 @@ void run_inverted_inplace(benchmark::State& state, inverted_case c) {
   }
   const auto p    = prepare(exec, c);
   const auto call = [&] { p->inverted->execute(exec, kmask::bit_and{}, p->null_counts); };
-  for (auto _ : state) state.SetIterationTime(time_once(exec, call));
+  timed_calls(state, exec, call);
   const double ours = time_median(exec, call);
   set_rates(state, p->bytes);
   state.counters["median_us"] = ours * 1e6;

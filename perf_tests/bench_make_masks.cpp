@@ -23,7 +23,7 @@ bool too_big(benchmark::State& state, size_type bytes) {
 
 template <class Call>
 void time_and_report(benchmark::State& state, const exec_space& exec, double bytes, const Call& call) {
-  for (auto _ : state) state.SetIterationTime(time_once(exec, call));
+  timed_calls(state, exec, call);
   const double ours = time_median(exec, call);
   set_rates(state, bytes);
   state.counters["median_us"] = ours * 1e6;

@@ -76,7 +76,7 @@ void run_tree(benchmark::State& state, tree_case c) {
   const auto tree = [&] {
     kmask::superimpose_nulls_tree(exec, p->masks, p->begin_bits, p->parents, c.size_bits, p->null_counts);
   };
-  for (auto _ : state) state.SetIterationTime(time_once(exec, tree));
+  timed_calls(state, exec, tree);
   const double ours = time_median(exec, tree);
   set_rates(state, p->bytes);
   state.counters["median_us"] = ours * 1e6;
