@@ -5,6 +5,8 @@
 
 #include <kmask/detail/make_masks_validation.hpp>
 
+#include "messages.hpp"
+
 #include <cstdint>
 #include <sstream>
 #include <stdexcept>
@@ -12,47 +14,35 @@
 
 namespace kmask {
 namespace detail {
-namespace {
-
-template <class... Parts>
-std::string text(const char* fn, const Parts&... parts) {
-  std::ostringstream os;
-  os << fn << ": ";
-  (void)std::initializer_list<int>{((os << parts), 0)...};
-  return os.str();
-}
-
-}  // namespace
-
 void check_single_dest(const char* fn, const char* what, const dest_mask& d, const char* size_name,
                        size_type size_bits) {
   const size_type words = num_words(size_bits);
-  if (d.extent_words < 0) throw std::invalid_argument(text(fn, what, ".extent_words = ", d.extent_words, " is negative"));
+  if (d.extent_words < 0) throw std::invalid_argument(messages::message(fn, what, ".extent_words = ", d.extent_words, " is negative"));
   if (words > 0 && d.words == nullptr)
-    throw std::invalid_argument(text(fn, what, " is null but ", size_name, " = ", size_bits, " bits are written to it"));
+    throw std::invalid_argument(messages::message(fn, what, " is null but ", size_name, " = ", size_bits, " bits are written to it"));
   if (d.extent_words < words)
     throw std::out_of_range(
-        text(fn, what, " has ", d.extent_words, " words but ", size_name, " = ", size_bits, " needs ", words));
+        messages::message(fn, what, " has ", d.extent_words, " words but ", size_name, " = ", size_bits, " needs ", words));
 }
 
 void check_bool_output(const char* fn, const char* what, size_type extent, bool is_null, size_type needed) {
   if (needed > 0 && is_null)
-    throw std::invalid_argument(text(fn, what, " is a null view but ", needed, " values are written to it"));
+    throw std::invalid_argument(messages::message(fn, what, " is a null view but ", needed, " values are written to it"));
   if (extent < needed)
-    throw std::out_of_range(text(fn, what, ".extent(0) = ", extent, " is less than the ", needed, " needed"));
+    throw std::out_of_range(messages::message(fn, what, ".extent(0) = ", extent, " is less than the ", needed, " needed"));
 }
 
 void check_input_array(const char* fn, const char* what, size_type extent, bool is_null) {
   if (is_null && extent != 0)
-    throw std::invalid_argument(text(fn, what, " is a null view but its extent is ", extent));
+    throw std::invalid_argument(messages::message(fn, what, " is a null view but its extent is ", extent));
 }
 
 void check_gather_policy(const char* fn, int policy, bool in_place) {
   if (policy < 0 || policy > 2)
-    throw std::invalid_argument(text(fn, "policy = ", policy, " is not a kmask::gather_policy"));
+    throw std::invalid_argument(messages::message(fn, "policy = ", policy, " is not a kmask::gather_policy"));
   if (in_place && policy == 0)
     throw std::invalid_argument(
-        text(fn, "policy = gather_policy::check cannot be used in place (the indices are checked on the device, "
+        messages::message(fn, "policy = gather_policy::check cannot be used in place (the indices are checked on the device, "
                  "after dest would be written); use gather_bits, or nullify / dont_check"));
 }
 
@@ -66,11 +56,11 @@ void check_gather_overlap(const char* fn, const dest_mask& dest, const source_ma
   const auto b0 = reinterpret_cast<std::uintptr_t>(mask.words + first);
   const auto b1 = reinterpret_cast<std::uintptr_t>(mask.words + last);
   if (a0 < b1 && b0 < a1)
-    throw std::invalid_argument(text(fn, "dest overlaps the words of mask it gathers from"));
+    throw std::invalid_argument(messages::message(fn, "dest overlaps the words of mask it gathers from"));
 }
 
 void report_gather_index(const char* fn, size_type position, size_type value, size_type size_bits) {
-  throw std::out_of_range(text(fn, "indices[", position, "] = ", value, " is outside [0, size_bits = ", size_bits,
+  throw std::out_of_range(messages::message(fn, "indices[", position, "] = ", value, " is outside [0, size_bits = ", size_bits,
                                ") (gather_policy::check)"));
 }
 

@@ -3,6 +3,8 @@
 
 #include <kmask/detail/move_bits_validation.hpp>
 
+#include "messages.hpp"
+
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -11,21 +13,8 @@ namespace kmask {
 namespace detail {
 namespace {
 
-template <class... Parts>
-std::string message(const char* fn, const Parts&... parts) {
-  std::ostringstream os;
-  os << fn << ": ";
-  (void)std::initializer_list<int>{((os << parts), 0)...};
-  return os.str();
-}
-template <class... Parts>
-[[noreturn]] void invalid(const char* fn, const Parts&... parts) {
-  throw std::invalid_argument(message(fn, parts...));
-}
-template <class... Parts>
-[[noreturn]] void out_of_range(const char* fn, const Parts&... parts) {
-  throw std::out_of_range(message(fn, parts...));
-}
+using messages::invalid;
+using messages::out_of_range;
 
 // "dests[3]", or "dest" for a single call, then `suffix`: written only into a message, so a call
 // that passes its checks builds no string (a string per argument was most of the host time of a

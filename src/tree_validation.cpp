@@ -4,6 +4,8 @@
 #include <kmask/detail/tree_validation.hpp>
 #include <kmask/detail/validation.hpp>
 
+#include "messages.hpp"
+
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -11,14 +13,6 @@
 namespace kmask {
 namespace detail {
 namespace {
-
-template <class... Parts>
-std::string tree_message(const char* fn, const Parts&... parts) {
-  std::ostringstream os;
-  os << fn << ": ";
-  (void)std::initializer_list<int>{((os << parts), 0)...};
-  return os.str();
-}
 
 // "2 -> 4 -> 3 -> 2" for the cycle that starts at cycle[0]; long cycles are elided in the middle.
 std::string describe_cycle(const std::vector<size_type>& cycle) {
@@ -39,14 +33,14 @@ std::string describe_cycle(const std::vector<size_type>& cycle) {
 void check_tree_parent_count(const char* fn, std::size_t parents, std::size_t masks) {
   if (parents != masks)
     throw std::invalid_argument(
-        tree_message(fn, "parents.size() = ", parents, " differs from masks.size() = ", masks));
+        messages::message(fn, "parents.size() = ", parents, " differs from masks.size() = ", masks));
 }
 
 tree_order order_tree(const char* fn, const size_type* parents, std::size_t n) {
   const size_type count = static_cast<size_type>(n);
   for (std::size_t k = 0; k < n; ++k)
     if (parents[k] < -1 || parents[k] >= count)
-      throw std::out_of_range(tree_message(fn, "parents[", k, "] = ", parents[k], " is outside [-1, masks.size() = ",
+      throw std::out_of_range(messages::message(fn, "parents[", k, "] = ", parents[k], " is outside [-1, masks.size() = ",
                                            count, ") (-1 marks a root)"));
   // depth[k]: -1 not yet known, -2 on the chain being walked.
   constexpr size_type unknown = -1, walking = -2;
@@ -71,7 +65,7 @@ tree_order order_tree(const char* fn, const size_type* parents, std::size_t n) {
         if (cycle[i] < cycle[low]) low = i;
       std::vector<size_type> from_low(cycle.begin() + static_cast<std::ptrdiff_t>(low), cycle.end());
       from_low.insert(from_low.end(), cycle.begin(), cycle.begin() + static_cast<std::ptrdiff_t>(low));
-      throw std::invalid_argument(tree_message(fn, "parents[", from_low[0], "] = ", parents[from_low[0]],
+      throw std::invalid_argument(messages::message(fn, "parents[", from_low[0], "] = ", parents[from_low[0]],
                                                " closes a cycle (", describe_cycle(from_low),
                                                "): every parent chain must end at a root (-1)"));
     }
@@ -101,19 +95,19 @@ tree_order order_tree(const char* fn, const size_type* parents, std::size_t n) {
 }
 
 void check_tree_source(const char* fn, std::size_t k, const dest_mask& m, size_type begin_bit, size_type size_bits) {
-  if (begin_bit < 0) throw std::invalid_argument(tree_message(fn, "begin_bits[", k, "] = ", begin_bit, " is negative"));
+  if (begin_bit < 0) throw std::invalid_argument(messages::message(fn, "begin_bits[", k, "] = ", begin_bit, " is negative"));
   if (begin_bit > max_bits)
-    throw std::invalid_argument(tree_message(fn, "begin_bits[", k, "] = ", begin_bit, " is too large"));
+    throw std::invalid_argument(messages::message(fn, "begin_bits[", k, "] = ", begin_bit, " is too large"));
   if (m.extent_words < 0)
-    throw std::invalid_argument(tree_message(fn, "masks[", k, "].extent_words = ", m.extent_words, " is negative"));
+    throw std::invalid_argument(messages::message(fn, "masks[", k, "].extent_words = ", m.extent_words, " is negative"));
   if (m.words == nullptr) {
     if (m.extent_words != 0)
-      throw std::invalid_argument(tree_message(fn, "masks[", k, "] is a null pointer but its extent is ",
+      throw std::invalid_argument(messages::message(fn, "masks[", k, "] is a null pointer but its extent is ",
                                                m.extent_words, " words (only an empty null mask reads as all valid)"));
     return;  // absent: all valid (and refused later as a destination if bits are written)
   }
   if (begin_bit + size_bits > capacity_bits(m.extent_words))
-    throw std::out_of_range(tree_message(fn, "begin_bits[", k, "] + size_bits = ", begin_bit, " + ", size_bits,
+    throw std::out_of_range(messages::message(fn, "begin_bits[", k, "] + size_bits = ", begin_bit, " + ", size_bits,
                                          " is past the ", capacity_bits(m.extent_words), " bits of masks[", k, "] (",
                                          m.extent_words, " words)"));
 }

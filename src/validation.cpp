@@ -3,6 +3,8 @@
 
 #include <kmask/detail/validation.hpp>
 
+#include "messages.hpp"
+
 #include <limits>
 #include <sstream>
 #include <stdexcept>
@@ -12,23 +14,8 @@ namespace kmask {
 namespace detail {
 namespace {
 
-template <class... Parts>
-std::string message(const char* fn, const Parts&... parts) {
-  std::ostringstream os;
-  os << fn << ": ";
-  (void)std::initializer_list<int>{((os << parts), 0)...};
-  return os.str();
-}
-
-template <class... Parts>
-[[noreturn]] void invalid(const char* fn, const Parts&... parts) {
-  throw std::invalid_argument(message(fn, parts...));
-}
-
-template <class... Parts>
-[[noreturn]] void out_of_range(const char* fn, const Parts&... parts) {
-  throw std::out_of_range(message(fn, parts...));
-}
+using messages::invalid;
+using messages::out_of_range;
 
 // A single mask argument `what`'s extent: not negative, and none for a null mask (an absent mask,
 // all valid). Returns whether the mask has words.
