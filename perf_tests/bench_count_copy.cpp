@@ -13,21 +13,7 @@ Kokkos::View<word_type*, memory_space> random_mask(const exec_space& exec, size_
   return m;
 }
 
-bool too_big(benchmark::State& state, size_type bytes) {
-  if (bytes <= max_bytes()) return false;
-  state.SkipWithError("working set exceeds KMASK_BENCH_MAX_BYTES");
-  return true;
-}
 
-// Times `call` once per benchmark iteration, then reports the rates and the same-run vs_copy.
-template <class Call>
-void time_and_report(benchmark::State& state, const exec_space& exec, double bytes, const Call& call) {
-  timed_calls(state, exec, call);
-  const double ours = time_median(exec, call);
-  set_rates(state, bytes);
-  state.counters["median_us"] = ours * 1e6;
-  state.counters["vs_copy"]   = same_bytes_copy_time(exec, static_cast<size_type>(bytes)) / ours;
-}
 
 // The floor of any call that returns a device result to the host: one kernel launch that writes
 // 8 bytes, their copy back, and the fence.

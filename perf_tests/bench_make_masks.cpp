@@ -15,20 +15,7 @@ struct not_multiple_of_3 {
   KOKKOS_INLINE_FUNCTION bool operator()(size_type i) const { return i % 3 != 0; }
 };
 
-bool too_big(benchmark::State& state, size_type bytes) {
-  if (bytes <= max_bytes()) return false;
-  state.SkipWithError("working set exceeds KMASK_BENCH_MAX_BYTES");
-  return true;
-}
 
-template <class Call>
-void time_and_report(benchmark::State& state, const exec_space& exec, double bytes, const Call& call) {
-  timed_calls(state, exec, call);
-  const double ours = time_median(exec, call);
-  set_rates(state, bytes);
-  state.counters["median_us"] = ours * 1e6;
-  state.counters["vs_copy"]   = same_bytes_copy_time(exec, static_cast<size_type>(bytes)) / ours;
-}
 
 Kokkos::View<word_type*, memory_space> words_of(const exec_space& exec, size_type bits) {
   return Kokkos::View<word_type*, memory_space>(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "bench::mask"),

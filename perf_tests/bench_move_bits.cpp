@@ -22,11 +22,6 @@ mask_t random_mask(const exec_space& exec, size_type words, std::uint64_t salt) 
   return m;
 }
 
-bool too_big(benchmark::State& state, size_type bytes) {
-  if (bytes <= max_bytes()) return false;
-  state.SkipWithError("working set exceeds KMASK_BENCH_MAX_BYTES");
-  return true;
-}
 
 // Median GPU time of one call, between CUDA events recorded on the instance's stream (what the
 // kernels alone take, without the host's part of the call); 0 on other backends.

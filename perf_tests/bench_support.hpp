@@ -132,6 +132,13 @@ void timed_calls(benchmark::State& state, const exec_space& exec, F&& f) {
   times.report(state);
 }
 
+// Skips a case whose working set exceeds KMASK_BENCH_MAX_BYTES, with a message.
+inline bool too_big(benchmark::State& state, size_type bytes) {
+  if (bytes <= max_bytes()) return false;
+  state.SkipWithError("working set exceeds KMASK_BENCH_MAX_BYTES");
+  return true;
+}
+
 // Median of repeated fenced runs of f (after one warm-up): at least 3, at most 50, ~50 ms total.
 template <class F>
 double time_median(const exec_space& exec, F&& f) {
@@ -183,6 +190,17 @@ inline void fill_random(const exec_space& exec, const Kokkos::View<word_type*, m
 inline void set_rates(benchmark::State& state, double bytes) {
   state.counters["bytes"] = benchmark::Counter(bytes, benchmark::Counter::kDefaults, benchmark::Counter::kIs1024);
   state.counters["GB/s"]  = benchmark::Counter(bytes / 1e9, benchmark::Counter::kIsIterationInvariantRate);
+}
+
+// Times `call` once per benchmark iteration (timed_calls), then reports the rates, the median and
+// the same-run vs_copy against a copy moving `bytes`.
+template <class Call>
+void time_and_report(benchmark::State& state, const exec_space& exec, double bytes, const Call& call) {
+  timed_calls(state, exec, call);
+  const double ours = time_median(exec, call);
+  set_rates(state, bytes);
+  state.counters["median_us"] = ours * 1e6;
+  state.counters["vs_copy"]   = same_bytes_copy_time(exec, static_cast<size_type>(bytes)) / ours;
 }
 
 }  // namespace kmask_bench
