@@ -3,7 +3,7 @@
 # build/cuda, build/host and build/device-libs carried. Writes logs and results under $OUT.
 #   scripts/device-run.sh STEP...   steps: info tests sanitize sanitize-all bench-key bench-wide bench-rest bench-alloc
 #                                   bench-full bench-host bench-variants bench-host-variants
-#                                   sanitize-large ncu bench-concurrency bench-compare bench-calls
+#                                   sanitize-large ncu ncu-calls bench-concurrency bench-compare bench-calls
 #   KMASK_HOST_BUILD   host build directory with OpenMP benchmarks (default build/host)
 #   KMASK_CUDA_BUILD   CUDA build directory (default build/cuda)
 set -uo pipefail
@@ -181,6 +181,27 @@ for s in "$@"; do
           "--benchmark_filter=segmented_binop/inplace/and/$cell/" >>"$out/ncu.txt" 2>&1 || rc=1
       done
       grep -E "#####|Duration|DRAM Throughput|Achieved Occupancy|Registers Per|Theoretical Occupancy|Stall|Warp Cycles Per Issued|Eligible Warps|No Eligible" "$out/ncu.txt" | head -60
+      ;;
+    ncu-calls)
+      # Hardware counters for the kernels of the calls of issues 15, 16 and 18 (kmask's own kernels
+      # only: the benchmark's fills and copies are left out by name), a few launches of each cell;
+      # KMASK_NCU_CELLS picks the benchmark cells (regexes), one report file with a summary after it.
+      step "ncu (new calls)"
+      for cell in ${KMASK_NCU_CELLS:-make_masks/inplace_valid_if/mod3/24/ make_masks/inplace_bools_to_mask/uint8/24/ \
+        make_masks/inplace_mask_to_bools/24/ make_masks/inplace_gather_bits/int32/sorted/24/ \
+        make_masks/inplace_gather_bits/int32/random/24/ move_bits/set_bits/log_bits:24/unaligned:1/ \
+        move_bits/copy_bits/log_bits:24/unaligned:1/ batch_count/unset/masks:100/total_bits:134217728/aligned/ \
+        superimpose_nulls_tree/struct:1x8x8/bits:16777216/aligned/ count_set_bits/30/}; do
+        echo "##### $cell" >>"$out/ncu-calls.txt"
+        timeout 120 ncu --clock-control none --kernel-name-base demangled -k regex:kmask::detail --launch-skip 2 \
+          --launch-count 2 --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy \
+          --section LaunchStats --section WarpStateStats \
+          "$cuda_bin/perf_tests/kmask_benchmarks" --benchmark_min_time=0.001 "--benchmark_filter=$cell" \
+          >>"$out/ncu-calls.txt" 2>&1 || rc=1
+      done
+      grep -E "#####|^  [a-zA-Z_].*\(|Duration|DRAM Throughput|Memory Throughput|Achieved Occupancy|Registers Per|Block Size|Grid Size|Warp Cycles Per Issued|Compute \(SM\) Throughput" \
+        "$out/ncu-calls.txt" | cut -c1-200 >"$out/ncu-calls-summary.txt"
+      head -150 "$out/ncu-calls-summary.txt"
       ;;
     bench-concurrency)
       # T host threads (1, 2, 4, 8), each with a CUDA stream of its own (Kokkos::Cuda(stream)), each
