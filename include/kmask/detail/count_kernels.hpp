@@ -53,6 +53,36 @@ KOKKOS_INLINE_FUNCTION size_type count_words_on_cpu(const word_type* m, size_typ
   return set;
 }
 
+// count_set_bits' GPU form: one reduction index per group of count_group_words words at a
+// multiple of that many, so each thread has a group's loads in flight at once (one word per index
+// kept too few bytes in flight to reach the memory's rate); with `Aligned` (the mask's words
+// 16-byte aligned) they are 16-byte loads. Groups cut by [first, stop) load word by word.
+template <bool Aligned>
+struct count_groups_functor {
+  static constexpr size_type group = 8;  // two 16-byte loads
+  const word_type* m;
+  size_type first, stop, begin, end;
+
+  KOKKOS_INLINE_FUNCTION void operator()(size_type g, size_type& acc) const {
+    const size_type w0 = g * group;
+    int set            = 0;
+    if (w0 >= first && w0 + group <= stop) {
+      word_type w[group];
+      if constexpr (Aligned) {
+        load_four_words(m + w0, w);
+        load_four_words(m + w0 + 4, w + 4);
+      } else {
+        for (int k = 0; k < static_cast<int>(group); ++k) w[k] = m[w0 + k];
+      }
+      for (int k = 0; k < static_cast<int>(group); ++k) set += set_bits_in_range(w[k], w0 + k, begin, end);
+    } else {
+      const size_type lo = w0 > first ? w0 : first, hi = w0 + group < stop ? w0 + group : stop;
+      for (size_type k = lo; k < hi; ++k) set += set_bits_in_range(m[k], k, begin, end);
+    }
+    acc += set;
+  }
+};
+
 // Set bits of the words first + t, first + t + T, ... below `stop` of `m` inside bits
 // [begin, end): part t of T of a GPU team's block of at most T x Items words (thread t of T reads
 // them, so each load instruction of a warp reads 32 consecutive words), `Items` loads unrolled so

@@ -64,6 +64,9 @@ struct launch_tuning {
   // Moving kernel (set_bits, copy_bits, concatenate): destination words of consecutive pieces.
   // Words per GPU thread, 256 apart: a few stores in flight, and the piece search paid once per walk.
   static constexpr size_type move_gpu_items = 8;
+  // Waves of resident threads a launch should fill before threads take more words: halving the
+  // words per thread until then keeps a mask of a few megabits on every SM.
+  static constexpr size_type move_gpu_min_waves = 1;
   // One host thread's run of destination words: long enough to stream, enough runs to balance threads.
   static constexpr size_type move_cpu_chunk_words = 8192;
   // Mask-making kernels (valid_if, bools_to_mask, gather_bits): one thread builds one word from 32 bits.

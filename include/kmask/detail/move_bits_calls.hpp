@@ -50,46 +50,54 @@ inline bit_key key_of(const word_type* words, size_type bit) {
 }
 
 // Refuses two pieces whose destination bits overlap (sharing a word is fine: the kernel merges
-// edge words atomically). Sorted by start, so each piece is compared with the furthest end so far.
+// edge words atomically). Sorted by start (pieces given in order, the usual case, are not
+// re-sorted), so each piece is compared with the furthest end so far.
 inline void check_disjoint_dests(const move_names& n, const std::vector<move_request>& r) {
-  std::vector<std::size_t> order;
+  struct span {
+    bit_key begin, end;
+    std::size_t i;
+  };
+  std::vector<span> order;
   order.reserve(r.size());
   for (std::size_t i = 0; i < r.size(); ++i)
-    if (r[i].size > 0) order.push_back(i);
-  const auto begin_of = [&](std::size_t i) { return key_of(r[i].dest.words, r[i].dest_begin); };
-  const auto end_of   = [&](std::size_t i) { return key_of(r[i].dest.words, r[i].dest_begin + r[i].size); };
-  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    return begin_of(a) != begin_of(b) ? begin_of(a) < begin_of(b) : a < b;
-  });
+    if (r[i].size > 0)
+      order.push_back({key_of(r[i].dest.words, r[i].dest_begin), key_of(r[i].dest.words, r[i].dest_begin + r[i].size), i});
+  const auto before = [](const span& a, const span& b) { return a.begin != b.begin ? a.begin < b.begin : a.i < b.i; };
+  if (!std::is_sorted(order.begin(), order.end(), before)) std::sort(order.begin(), order.end(), before);
   std::size_t furthest = 0;
   for (std::size_t k = 0; k < order.size(); ++k) {
-    const std::size_t i = order[k];
-    if (k > 0 && begin_of(i) < end_of(furthest)) {
-      const std::size_t a = std::min(r[i].index, r[furthest].index), b = std::max(r[i].index, r[furthest].index);
-      const move_request& ra = r[i].index == a ? r[i] : r[furthest];
-      const move_request& rb = r[i].index == a ? r[furthest] : r[i];
+    if (k > 0 && order[k].begin < order[furthest].end) {
+      const std::size_t i = order[k].i, f = order[furthest].i;
+      const std::size_t a = std::min(r[i].index, r[f].index), b = std::max(r[i].index, r[f].index);
+      const move_request& ra = r[i].index == a ? r[i] : r[f];
+      const move_request& rb = r[i].index == a ? r[f] : r[i];
       report_overlapping_ranges(n, a, ra.dest_begin, ra.dest_begin + ra.size, b, rb.dest_begin,
                                 rb.dest_begin + rb.size);
     }
-    if (k == 0 || end_of(i) > end_of(furthest)) furthest = i;
+    if (k == 0 || order[k].end > order[furthest].end) furthest = k;
   }
 }
 
 // The pieces whose source words overlap any piece's destination words: they are copied aside
 // before any destination is written, so every result follows the sources' contents before the call.
+// A source outside the span of all destination words (separate allocations, the usual case) is
+// decided without a search.
 inline std::vector<std::size_t> sources_overlapping_dests(const std::vector<move_request>& r) {
   std::vector<std::pair<std::uintptr_t, std::uintptr_t>> dests;
+  dests.reserve(r.size());
   for (const auto& q : r)
     if (q.size > 0) dests.push_back(word_span(q.dest.words, q.dest_begin, q.size));
   std::vector<std::size_t> staged;
   if (dests.empty()) return staged;
-  std::sort(dests.begin(), dests.end());
+  if (!std::is_sorted(dests.begin(), dests.end())) std::sort(dests.begin(), dests.end());
   std::vector<std::uintptr_t> reach(dests.size());  // the furthest end among dests[0..k]
   for (std::size_t k = 0; k < dests.size(); ++k)
     reach[k] = std::max(dests[k].second, k > 0 ? reach[k - 1] : std::uintptr_t{0});
+  const std::uintptr_t lowest = dests.front().first, highest = reach.back();
   for (std::size_t i = 0; i < r.size(); ++i) {
     if (r[i].size == 0 || r[i].constant) continue;
     const auto s = word_span(r[i].src.words, r[i].src.begin_bit, r[i].size);
+    if (s.second <= lowest || s.first >= highest) continue;
     // Destinations starting before the source ends; one of them must reach past its start.
     const std::size_t k = static_cast<std::size_t>(
         std::lower_bound(dests.begin(), dests.end(), std::make_pair(s.second, std::uintptr_t{0})) - dests.begin());
@@ -104,6 +112,22 @@ struct move_stage {
   word_type* to;
   size_type words;
 };
+
+// A checked request as the kernel's piece: its first destination and source words and the bit
+// offsets in them.
+inline move_piece position_piece(const move_request& q) {
+  move_piece p{};
+  p.dest       = q.dest.words + q.dest_begin / word_bits;
+  p.dest_shift = static_cast<std::int32_t>(q.dest_begin % word_bits);
+  p.size       = q.size;
+  p.fill       = q.fill;
+  p.counted    = q.counted ? 1u : 0u;
+  if (!q.constant) {
+    p.src       = q.src.words + q.src.begin_bit / word_bits;
+    p.src_shift = static_cast<std::int32_t>(q.src.begin_bit % word_bits);
+  }
+  return p;
+}
 
 inline constexpr std::size_t words64(std::size_t bytes) { return (bytes + 7) / 8; }
 
@@ -128,6 +152,20 @@ size_type run_moves(const char* fn, const ExecSpace& exec, const std::vector<mov
     staged_words += static_cast<size_type>((s.second - s.first) / sizeof(word_type));
   }
   const std::size_t n = live.size();
+  // A few pieces with nothing to stage or count travel in the kernel's arguments: no lease, no upload.
+  if (n <= static_cast<std::size_t>(inline_pieces::capacity) && staged.empty() && null_count == nullptr && !read_count) {
+    inline_pieces list{};
+    list.num_pieces = static_cast<size_type>(n);
+    size_type total = 0;
+    for (std::size_t k = 0; k < n; ++k) {
+      list.pieces[k]  = position_piece(r[live[k]]);
+      list.offsets[k] = total;
+      total += piece_words(list.pieces[k]);
+    }
+    list.offsets[n] = total;
+    launch_move(fn, exec, list, total, move_count{nullptr, nullptr});
+    return 0;
+  }
   // Host words: [0, 3) count scratch and read-back slot, pieces, offsets, stage records.
   const std::size_t at_pieces = 3, at_offsets = at_pieces + words64(n * sizeof(move_piece));
   const std::size_t at_stages = at_offsets + n + 1;
@@ -144,22 +182,11 @@ size_type run_moves(const char* fn, const ExecSpace& exec, const std::vector<mov
   size_type total = 0;
   std::size_t ns  = 0;
   for (std::size_t k = 0; k < n; ++k) {
-    const move_request& q = r[live[k]];
-    move_piece p{};
-    p.dest       = q.dest.words + q.dest_begin / word_bits;
-    p.dest_shift = static_cast<std::int32_t>(q.dest_begin % word_bits);
-    p.size       = q.size;
-    p.fill       = q.fill;
-    p.counted    = q.counted ? 1u : 0u;
-    if (!q.constant) {
-      const word_type* first = q.src.words + q.src.begin_bit / word_bits;
-      p.src_shift            = static_cast<std::int32_t>(q.src.begin_bit % word_bits);
-      p.src                  = first;
-      if (stage_offset[live[k]] >= 0) {
-        word_type* to = stage_buf + stage_offset[live[k]];
-        new (stages + ns++) move_stage{first, to, num_words(p.src_shift + q.size)};
-        p.src = to;
-      }
+    move_piece p = position_piece(r[live[k]]);
+    if (stage_offset[live[k]] >= 0) {
+      word_type* to = stage_buf + stage_offset[live[k]];
+      new (stages + ns++) move_stage{p.src, to, num_words(p.src_shift + p.size)};
+      p.src = to;
     }
     offsets[k] = total;
     total += piece_words(p);
@@ -181,12 +208,10 @@ size_type run_moves(const char* fn, const ExecSpace& exec, const std::vector<mov
                          });
   }
   auto* count_slot = reinterpret_cast<size_type*>(dev + 2);
-  move_args<memory_space> a{
-      Kokkos::View<const move_piece*, memory_space, unmanaged>(reinterpret_cast<const move_piece*>(dev + at_pieces), n),
-      Kokkos::View<const size_type*, memory_space, unmanaged>(reinterpret_cast<const size_type*>(dev + at_offsets),
-                                                               n + 1),
-      static_cast<size_type>(n), total, read_count ? count_slot : null_count, reinterpret_cast<size_type*>(dev)};
-  launch_move(fn, exec, a);
+  const uploaded_pieces list{reinterpret_cast<const move_piece*>(dev + at_pieces),
+                             reinterpret_cast<const size_type*>(dev + at_offsets), static_cast<size_type>(n)};
+  launch_move(fn, exec, list, total,
+              move_count{read_count ? count_slot : null_count, reinterpret_cast<size_type*>(dev)});
   if (!read_count) return 0;
   lease.download(2, 3);
   exec.fence();

@@ -75,36 +75,84 @@ KOKKOS_INLINE_FUNCTION size_type move_word(const move_piece& p, size_type k) {
   return p.counted ? static_cast<size_type>(popcount32(~v & m)) : 0;
 }
 
-// The piece holding work item `i`, searched forward from `p` (items only increase along a
-// thread's walk): a galloping step then a binary search, so a walk over big pieces costs one
-// probe per item and one over thousands of small pieces a few.
-KOKKOS_INLINE_FUNCTION size_type find_piece(const size_type* offsets, size_type num_pieces, size_type p, size_type i) {
-  if (offsets[p + 1] > i) return p;
-  size_type lo = p + 1, step = 1, hi = p + 1;
-  while (hi < num_pieces && offsets[hi + 1] <= i) {
-    lo   = hi + 1;
-    hi   = hi + step;
-    step *= 2;
-    if (hi >= num_pieces) hi = num_pieces - 1;
-  }
-  // offsets[lo] <= i < offsets[hi + 1]: the first piece in [lo, hi] whose end passes i.
+// The pieces of one launch and where each starts in the work (offsets[p]: its first work item,
+// offsets[num_pieces] the total), in device memory: every call whose pieces an upload carries.
+struct uploaded_pieces {
+  const move_piece* pieces;
+  const size_type* offsets;
+  size_type num_pieces;
+  KOKKOS_FORCEINLINE_FUNCTION const move_piece& piece(size_type p) const { return pieces[p]; }
+  KOKKOS_FORCEINLINE_FUNCTION size_type offset(size_type p) const { return offsets[p]; }
+};
+
+// The same, carried in the kernel's arguments: a call of a few pieces (set_bits, copy_bits) then
+// needs no staging lease and no upload before its launch.
+struct inline_pieces {
+  static constexpr int capacity = 4;  // 4 x 40 bytes: the launch stays well under Kokkos' 512-byte
+                                      // constant-memory threshold (a global lock and a sync in 3.4)
+  move_piece pieces[capacity];
+  size_type offsets[capacity + 1];
+  size_type num_pieces;
+  KOKKOS_FORCEINLINE_FUNCTION const move_piece& piece(size_type p) const { return pieces[p]; }
+  KOKKOS_FORCEINLINE_FUNCTION size_type offset(size_type p) const { return offsets[p]; }
+};
+
+// The first piece whose work passes item `i`, by binary search.
+template <class Pieces>
+KOKKOS_INLINE_FUNCTION size_type piece_of(const Pieces& list, size_type i) {
+  size_type lo = 0, hi = list.num_pieces - 1;
   while (lo < hi) {
     const size_type mid = lo + (hi - lo) / 2;
-    if (offsets[mid + 1] <= i) lo = mid + 1;
+    if (list.offset(mid + 1) <= i) lo = mid + 1;
     else hi = mid;
   }
   return lo;
 }
 
-template <class MemorySpace>
-struct move_args {
-  using unmanaged = Kokkos::MemoryTraits<Kokkos::Unmanaged>;
-  Kokkos::View<const move_piece*, MemorySpace, unmanaged> pieces;
-  Kokkos::View<const size_type*, MemorySpace, unmanaged> offsets;  // num_pieces + 1: first work item of each
-  size_type num_pieces;
-  size_type total_words;
-  // When non-null: the call's null count goes to *null_count, gathered in count_scratch[0]
-  // with a ticket in count_scratch[1] (both zero before the launch, left zero after it).
+// Piece-local words [k0, k1) of `p`, written in order by one thread: the edge words (whose other
+// bits may be another piece's) through move_word's atomics, the words between them as plain
+// stores in a loop a CPU vectorises. Returns the zeros written when the piece is counted.
+KOKKOS_INLINE_FUNCTION size_type move_run(const move_piece& p, size_type k0, size_type k1) {
+  const size_type last = piece_words(p) - 1;
+  size_type nulls      = 0;
+  if (k0 == 0 && k0 < k1 && piece_word_mask(p, 0) != ~word_type{0}) nulls += move_word(p, k0++);
+  if (k1 == last + 1 && k0 < k1 && piece_word_mask(p, last) != ~word_type{0}) nulls += move_word(p, --k1);
+  if (k0 >= k1) return nulls;
+  word_type* d = p.dest;
+  size_type zeros = 0;
+  if (p.src == nullptr) {
+    const word_type v = p.fill;
+    for (size_type k = k0; k < k1; ++k) d[k] = v;
+    zeros = (k1 - k0) * (word_bits - popcount32(v));
+  } else {
+    // Interior word k's bits start at source bit 32k + delta: word k + o, shifted by `shift`; the
+    // word after it is inside the source whenever shift > 0 (the dest word lies inside the piece).
+    const int delta        = p.src_shift - p.dest_shift;
+    const size_type o      = delta >= 0 ? 0 : -1;
+    const int shift        = delta >= 0 ? delta : delta + static_cast<int>(word_bits);
+    const word_type* s     = p.src;
+    const word_type fill   = p.fill;
+    if (shift == 0) {
+      for (size_type k = k0; k < k1; ++k) {
+        const word_type v = s[k + o] ^ fill;
+        d[k]              = v;
+        zeros += word_bits - popcount32(v);
+      }
+    } else {
+      for (size_type k = k0; k < k1; ++k) {
+        const word_type v = funnel_shift(s[k + o], s[k + o + 1], shift) ^ fill;
+        d[k]              = v;
+        zeros += word_bits - popcount32(v);
+      }
+    }
+  }
+  return nulls + (p.counted ? zeros : 0);
+}
+
+// Where the null count of a counting launch goes: *null_count, gathered in count_scratch[0] with
+// a ticket in count_scratch[1] (both zero before the launch, left zero after it); null_count
+// nullptr: nothing is counted.
+struct move_count {
   size_type* null_count;
   size_type* count_scratch;
 };
@@ -117,75 +165,153 @@ struct move_shape {
   size_type team_words() const { return team_size * items; }
 };
 
+// GPU form: fewer words per thread while that leaves the launch short of a wave of teams, so a
+// mask of a few megabits still spreads over every SM.
 template <class ExecSpace>
-move_shape move_shape_for() {
-  if (uses_cpu_kernels<ExecSpace>()) return {1, launch_tuning<ExecSpace>::move_cpu_chunk_words};
+move_shape move_shape_for(const ExecSpace& exec, size_type total_words) {
+  using tuning = launch_tuning<ExecSpace>;
+  if (uses_cpu_kernels<ExecSpace>()) return {1, tuning::move_cpu_chunk_words};
   // A host backend runs teams of one thread (the GPU form emulated on Serial).
-  return {runs_on_host<ExecSpace>() ? 1 : 256, launch_tuning<ExecSpace>::move_gpu_items};
+  if (runs_on_host<ExecSpace>()) return {1, tuning::move_gpu_items};
+  const int team               = 256;
+  const device_shape device    = device_shape_of(exec);
+  const size_type wave         = std::max<size_type>(1, device.multiprocessors * device.threads_per_multiprocessor);
+  size_type items              = tuning::move_gpu_items;
+  while (items > 1 && (total_words + items - 1) / items < wave * tuning::move_gpu_min_waves) items /= 2;
+  return {team, items};
 }
 
-// Launches the pieces' words (and the count) in one kernel labelled "<fn>::words".
-template <class ExecSpace>
-void launch_move(const char* fn, const ExecSpace& exec, const move_args<typename ExecSpace::memory_space>& a) {
-  using policy      = Kokkos::TeamPolicy<ExecSpace>;
-  using member_type = typename policy::member_type;
-  const move_shape shape = move_shape_for<ExecSpace>();
-  const size_type league = (a.total_words + shape.team_words() - 1) / shape.team_words();
-  check_league_size(fn, league);
-  if (league == 0) {
-    if (a.null_count != nullptr) {
-      size_type* out = a.null_count;
-      Kokkos::parallel_for(std::string(fn) + "::words", Kokkos::RangePolicy<ExecSpace>(exec, 0, 1),
-                           KOKKOS_LAMBDA(int) { *out = 0; });
+// The GPU form's team: each thread walks its words keeping the current piece in registers, so a
+// piece is loaded once per thread whatever its size; the team's null count (when counted) goes
+// out through the last-team-finishes ticket.
+template <class ExecSpace, class Pieces, bool Counted>
+struct move_team_functor {
+  using member_type = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
+  Pieces list;
+  size_type total_words;
+  size_type team_words;
+  size_type items;
+  size_type league;
+  move_count count;
+
+  KOKKOS_INLINE_FUNCTION size_type walk(const member_type& team, int t) const {
+    const size_type base = static_cast<size_type>(team.league_rank()) * team_words;
+    const int team_size  = team.team_size();
+    size_type nulls = 0, p = 0, lo = 0, hi = -1;
+    move_piece cur{};
+    for (size_type r = 0; r < items; ++r) {
+      const size_type i = base + r * team_size + t;
+      if (i >= total_words) break;
+      if (i >= hi) {
+        p   = hi < 0 ? piece_of(list, i) : find_piece_in(list, p, i);
+        cur = list.piece(p);
+        lo  = list.offset(p);
+        hi  = list.offset(p + 1);
+      }
+      nulls += move_word(cur, i - lo);
     }
+    return nulls;
+  }
+
+  // The piece holding item `i`, searched forward from `p`: the next piece first (a walk crosses
+  // into it most often), then a binary search of the rest.
+  KOKKOS_INLINE_FUNCTION static size_type find_piece_in(const Pieces& list, size_type p, size_type i) {
+    size_type lo = p + 1, hi = list.num_pieces - 1;
+    if (list.offset(lo + 1) > i) return lo;
+    while (lo < hi) {
+      const size_type mid = lo + (hi - lo) / 2;
+      if (list.offset(mid + 1) <= i) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
+    if constexpr (!Counted) {
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, team.team_size()), [&](int t) { walk(team, t); });
+    } else {
+      size_type nulls = 0;
+      Kokkos::parallel_reduce(
+          Kokkos::TeamThreadRange(team, team.team_size()), [&](int t, size_type& acc) { acc += walk(team, t); },
+          nulls);
+      Kokkos::single(Kokkos::PerTeam(team), [&]() {
+        if (league == 1) {
+          *count.null_count = nulls;
+          return;
+        }
+        atomic_add_count(count.count_scratch, nulls);
+        Kokkos::memory_fence();  // the add is visible before the ticket that announces it
+        if (atomic_fetch_add_count(count.count_scratch + 1, 1) != league - 1) return;
+        Kokkos::memory_fence();  // every other team's add is visible to the last one
+        *count.null_count = atomic_exchange_count(count.count_scratch, 0);
+        atomic_exchange_count(count.count_scratch + 1, 0);
+      });
+    }
+  }
+};
+
+// The CPU form: one iteration per chunk of consecutive work items, each piece's part of it one
+// run (move_run); counted launches reduce the zeros and store them once.
+template <class Pieces>
+struct move_chunk_functor {
+  Pieces list;
+  size_type total_words;
+  size_type chunk;
+
+  KOKKOS_INLINE_FUNCTION void operator()(size_type c, size_type& nulls) const {
+    size_type i         = c * chunk;
+    const size_type end = i + chunk < total_words ? i + chunk : total_words;
+    for (size_type p = piece_of(list, i); i < end; ++p) {
+      const size_type lo = list.offset(p), hi = list.offset(p + 1) < end ? list.offset(p + 1) : end;
+      if (hi <= i) continue;
+      nulls += move_run(list.piece(p), i - lo, hi - lo);
+      i = hi;
+    }
+  }
+};
+
+// Launches the pieces' words (and the count, when count.null_count is set) in one kernel
+// labelled "<fn>::words" (plus, for a counted CPU-form launch, the count's store).
+template <class ExecSpace, class Pieces>
+void launch_move(const char* fn, const ExecSpace& exec, const Pieces& list, size_type total_words,
+                 const move_count& count) {
+  const std::string label = std::string(fn) + "::words";
+  size_type* const out    = count.null_count;
+  if (total_words == 0) {
+    if (out != nullptr)
+      Kokkos::parallel_for(label, Kokkos::RangePolicy<ExecSpace>(exec, 0, 1), KOKKOS_LAMBDA(int) { *out = 0; });
     return;
   }
-  const size_type team_words = shape.team_words(), items = shape.items;
-  const int team_size        = shape.team_size;
-  Kokkos::parallel_for(
-      std::string(fn) + "::words", policy(exec, static_cast<int>(league), team_size),
-      KOKKOS_LAMBDA(const member_type& team) {
-        const size_type base = static_cast<size_type>(team.league_rank()) * team_words;
-        size_type nulls      = 0;
-        Kokkos::parallel_reduce(
-            Kokkos::TeamThreadRange(team, team_size),
-            [&](int t, size_type& acc) {
-              size_type p = 0;
-              bool first  = true;
-              for (size_type r = 0; r < items; ++r) {
-                const size_type i = base + r * team_size + t;
-                if (i >= a.total_words) break;
-                if (first) {
-                  // The first item: a binary search over all pieces.
-                  size_type lo = 0, hi = a.num_pieces - 1;
-                  while (lo < hi) {
-                    const size_type mid = lo + (hi - lo) / 2;
-                    if (a.offsets(mid + 1) <= i) lo = mid + 1;
-                    else hi = mid;
-                  }
-                  p     = lo;
-                  first = false;
-                } else {
-                  p = find_piece(a.offsets.data(), a.num_pieces, p, i);
-                }
-                acc += move_word(a.pieces(p), i - a.offsets(p));
-              }
-            },
-            nulls);
-        if (a.null_count == nullptr) return;
-        Kokkos::single(Kokkos::PerTeam(team), [&]() {
-          if (league == 1) {
-            *a.null_count = nulls;
-            return;
-          }
-          atomic_add_count(a.count_scratch, nulls);
-          Kokkos::memory_fence();  // the add is visible before the ticket that announces it
-          if (atomic_fetch_add_count(a.count_scratch + 1, 1) != league - 1) return;
-          Kokkos::memory_fence();  // every other team's add is visible to the last one
-          *a.null_count = atomic_exchange_count(a.count_scratch, 0);
-          atomic_exchange_count(a.count_scratch + 1, 0);
-        });
+  const move_shape shape = move_shape_for(exec, total_words);
+  if constexpr (uses_cpu_kernels<ExecSpace>()) {
+    const size_type chunks = (total_words + shape.items - 1) / shape.items;
+    using range            = Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<size_type>>;
+    const move_chunk_functor<Pieces> f{list, total_words, shape.items};
+    if (out == nullptr) {
+      Kokkos::parallel_for(label, range(exec, 0, chunks), KOKKOS_LAMBDA(size_type c) {
+        size_type ignored = 0;
+        f(c, ignored);
       });
+    } else {
+      // The sum lands in memory the host space reaches: the reduction writes it there.
+      Kokkos::parallel_reduce(
+          label, range(exec, 0, chunks), KOKKOS_LAMBDA(size_type c, size_type & n) { f(c, n); },
+          Kokkos::View<size_type, typename ExecSpace::memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(out));
+    }
+  } else {
+    const size_type league = (total_words + shape.team_words() - 1) / shape.team_words();
+    check_league_size(fn, league);
+    using policy = Kokkos::TeamPolicy<ExecSpace>;
+    if (out == nullptr) {
+      const move_team_functor<ExecSpace, Pieces, false> f{list, total_words, shape.team_words(), shape.items, league,
+                                                          count};
+      Kokkos::parallel_for(label, policy(exec, static_cast<int>(league), shape.team_size), f);
+    } else {
+      const move_team_functor<ExecSpace, Pieces, true> f{list, total_words, shape.team_words(), shape.items, league,
+                                                         count};
+      Kokkos::parallel_for(label, policy(exec, static_cast<int>(league), shape.team_size), f);
+    }
+  }
 }
 
 }  // namespace detail

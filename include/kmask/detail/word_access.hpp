@@ -97,6 +97,17 @@ KOKKOS_FORCEINLINE_FUNCTION word_type load_shifted_word(const SourceRef& src, si
   return positioned_source(src, size_bits).word(w);
 }
 
+// Words p[0..3] into w[0..3]: one 16-byte load on a GPU (p must then be 16-byte aligned), four
+// word loads elsewhere. Four times the bytes one instruction keeps in flight.
+KOKKOS_FORCEINLINE_FUNCTION void load_four_words(const word_type* p, word_type* w) {
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+  const uint4 v = *reinterpret_cast<const uint4*>(p);
+  w[0] = v.x, w[1] = v.y, w[2] = v.z, w[3] = v.w;
+#else
+  for (int k = 0; k < 4; ++k) w[k] = p[k];
+#endif
+}
+
 // Bits of destination word `w` that lie inside [0, size_bits).
 KOKKOS_FORCEINLINE_FUNCTION word_type valid_bits_of_word(size_type w, size_type size_bits) {
   const size_type rest = size_bits - w * word_bits;
