@@ -4,6 +4,7 @@
 /// \file copy_bitmask.hpp
 /// \brief Copying a bit range of a mask into a new mask that starts at bit 0.
 
+#include <kmask/detail/copy_bitmask_call.hpp>
 #include <kmask/detail/segmented_calls.hpp>
 #include <kmask/types.hpp>
 

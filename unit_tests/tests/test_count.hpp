@@ -22,6 +22,30 @@ TEST(TEST_CATEGORY, count_bits_random_ranges) {
   }
 }
 
+// Masks given by pointer at every word offset from an aligned allocation, so both load forms of
+// the GPU kernel run (16-byte loads only where the words are 16-byte aligned), with ranges that
+// cut groups of words anywhere, including masks shorter than one group.
+TEST(TEST_CATEGORY, count_bits_pointer_masks_at_every_word_alignment) {
+  TEST_EXECSPACE exec;
+  const auto seed = base_seed() + 14;
+  SCOPED_TRACE(seed_note(seed));
+  std::mt19937_64 rng(seed);
+  for (int iter = 0; iter < 48; ++iter) {
+    const std::size_t skew  = static_cast<std::size_t>(iter % 4);
+    const std::size_t words = 1 + rng() % (iter % 3 == 0 ? 7 : 3000);
+    const auto host         = random_words(rng, words + skew);
+    const auto dev          = to_device<TEST_EXECSPACE>(host);
+    const std::vector<word_type> seen(host.begin() + static_cast<std::ptrdiff_t>(skew), host.end());
+    const kmask::source_mask m{dev.data() + skew, static_cast<size_type>(words), 0};
+    const size_type total = static_cast<size_type>(words) * 32;
+    size_type b = static_cast<size_type>(rng() % total), e = b + static_cast<size_type>(rng() % (total - b + 1));
+    if (iter % 5 == 0) b = 0, e = total;
+    SCOPED_TRACE(::testing::Message() << "skew " << skew << " words, range [" << b << ", " << e << ") of " << total);
+    EXPECT_EQ(kmask::count_set_bits(exec, m, b, e), ref::count_set(seen, b, e));
+    EXPECT_EQ(kmask::count_unset_bits(exec, m, b, e), (e - b) - ref::count_set(seen, b, e));
+  }
+}
+
 TEST(TEST_CATEGORY, segmented_count_random_ranges) {
   TEST_EXECSPACE exec;
   const auto seed = base_seed() + 12;

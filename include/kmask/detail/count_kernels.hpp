@@ -59,7 +59,8 @@ KOKKOS_INLINE_FUNCTION size_type count_words_on_cpu(const word_type* m, size_typ
 // 16-byte aligned) they are 16-byte loads. Groups cut by [first, stop) load word by word.
 template <bool Aligned>
 struct count_groups_functor {
-  static constexpr size_type group = 8;  // two 16-byte loads
+  // 32 words, eight 16-byte loads: Kokkos' range reduction runs at most 256 x 256 threads on CUDA.
+  static constexpr size_type group = 32;
   const word_type* m;
   size_type first, stop, begin, end;
 
@@ -69,8 +70,7 @@ struct count_groups_functor {
     if (w0 >= first && w0 + group <= stop) {
       word_type w[group];
       if constexpr (Aligned) {
-        load_four_words(m + w0, w);
-        load_four_words(m + w0 + 4, w + 4);
+        for (int k = 0; k < static_cast<int>(group); k += 4) load_four_words(m + w0 + k, w + k);
       } else {
         for (int k = 0; k < static_cast<int>(group); ++k) w[k] = m[w0 + k];
       }

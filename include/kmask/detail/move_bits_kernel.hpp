@@ -9,6 +9,7 @@
 // mask), is merged with two atomics that touch only the piece's own bits, so no update is lost.
 
 #include <kmask/detail/compat.hpp>
+#include <kmask/detail/cpu_word_passes.hpp>
 #include <kmask/detail/launch_shape.hpp>
 #include <kmask/detail/launch_tuning.hpp>
 #include <kmask/detail/word_access.hpp>
@@ -16,6 +17,7 @@
 
 #include <cstdint>
 #include <string>
+#include <type_traits>
 
 namespace kmask {
 namespace detail {
@@ -93,8 +95,20 @@ struct inline_pieces {
   move_piece pieces[capacity];
   size_type offsets[capacity + 1];
   size_type num_pieces;
-  KOKKOS_FORCEINLINE_FUNCTION const move_piece& piece(size_type p) const { return pieces[p]; }
-  KOKKOS_FORCEINLINE_FUNCTION size_type offset(size_type p) const { return offsets[p]; }
+  // Selected with constant indices only: an argument array indexed at run time is copied to each
+  // GPU thread's local memory first.
+  KOKKOS_FORCEINLINE_FUNCTION move_piece piece(size_type p) const {
+    move_piece r = pieces[0];
+    for (int k = 1; k < capacity; ++k)
+      if (p == k) r = pieces[k];
+    return r;
+  }
+  KOKKOS_FORCEINLINE_FUNCTION size_type offset(size_type p) const {
+    size_type r = offsets[0];
+    for (int k = 1; k <= capacity; ++k)
+      if (p == k) r = offsets[k];
+    return r;
+  }
 };
 
 // The first piece whose work passes item `i`, by binary search.
@@ -118,8 +132,9 @@ KOKKOS_INLINE_FUNCTION size_type move_run(const move_piece& p, size_type k0, siz
   if (k0 == 0 && k0 < k1 && piece_word_mask(p, 0) != ~word_type{0}) nulls += move_word(p, k0++);
   if (k1 == last + 1 && k0 < k1 && piece_word_mask(p, last) != ~word_type{0}) nulls += move_word(p, --k1);
   if (k0 >= k1) return nulls;
-  word_type* d = p.dest;
-  size_type zeros = 0;
+  // Distinct from every source: a source that overlaps a destination was staged.
+  word_type* KOKKOS_RESTRICT d = p.dest;
+  size_type zeros              = 0;
   if (p.src == nullptr) {
     const word_type v = p.fill;
     for (size_type k = k0; k < k1; ++k) d[k] = v;
@@ -127,23 +142,32 @@ KOKKOS_INLINE_FUNCTION size_type move_run(const move_piece& p, size_type k0, siz
   } else {
     // Interior word k's bits start at source bit 32k + delta: word k + o, shifted by `shift`; the
     // word after it is inside the source whenever shift > 0 (the dest word lies inside the piece).
-    const int delta        = p.src_shift - p.dest_shift;
-    const size_type o      = delta >= 0 ? 0 : -1;
-    const int shift        = delta >= 0 ? delta : delta + static_cast<int>(word_bits);
-    const word_type* s     = p.src;
-    const word_type fill   = p.fill;
-    if (shift == 0) {
-      for (size_type k = k0; k < k1; ++k) {
-        const word_type v = s[k + o] ^ fill;
-        d[k]              = v;
-        zeros += word_bits - popcount32(v);
-      }
+    const int delta                   = p.src_shift - p.dest_shift;
+    const size_type o                 = delta >= 0 ? 0 : -1;
+    const int shift                   = delta >= 0 ? delta : delta + static_cast<int>(word_bits);
+    const word_type* KOKKOS_RESTRICT s = p.src + (k0 + o);
+    const word_type fill              = p.fill;
+    const size_type n                 = k1 - k0;
+    d += k0;
+    // Counting only where asked: a portable popcount is a dozen operations a word.
+    if (shift == 0 && !p.counted) {
+      for (size_type k = 0; k < n; ++k) d[k] = s[k] ^ fill;
+    } else if (!p.counted) {
+      for (size_type k = 0; k < n; ++k) d[k] = funnel_shift(s[k], s[k + 1], shift) ^ fill;
     } else {
-      for (size_type k = k0; k < k1; ++k) {
-        const word_type v = funnel_shift(s[k + o], s[k + o + 1], shift) ^ fill;
-        d[k]              = v;
-        zeros += word_bits - popcount32(v);
+      // Set bits summed in 16-bit halves (cpu_word_passes.hpp), folded before they could carry.
+      size_type set = 0;
+      for (size_type b = 0; b < n; b += max_half_count_words) {
+        const size_type e = n - b < max_half_count_words ? n : b + max_half_count_words;
+        word_type halves  = 0;
+        for (size_type k = b; k < e; ++k) {
+          const word_type v = (shift == 0 ? s[k] : funnel_shift(s[k], s[k + 1], shift)) ^ fill;
+          d[k]              = v;
+          halves += set_bits_in_halves(v);
+        }
+        set += fold_halves(halves);
       }
+      zeros = n * word_bits - set;
     }
   }
   return nulls + (p.counted ? zeros : 0);
@@ -168,7 +192,7 @@ struct move_shape {
 // GPU form: fewer words per thread while that leaves the launch short of a wave of teams, so a
 // mask of a few megabits still spreads over every SM.
 template <class ExecSpace>
-move_shape move_shape_for(const ExecSpace& exec, size_type total_words) {
+move_shape move_shape_for(const ExecSpace& exec, size_type total_words, bool counted) {
   using tuning = launch_tuning<ExecSpace>;
   if (uses_cpu_kernels<ExecSpace>()) return {1, tuning::move_cpu_chunk_words};
   // A host backend runs teams of one thread (the GPU form emulated on Serial).
@@ -177,7 +201,8 @@ move_shape move_shape_for(const ExecSpace& exec, size_type total_words) {
   const device_shape device    = device_shape_of(exec);
   const size_type wave         = std::max<size_type>(1, device.multiprocessors * device.threads_per_multiprocessor);
   size_type items              = tuning::move_gpu_items;
-  while (items > 1 && (total_words + items - 1) / items < wave * tuning::move_gpu_min_waves) items /= 2;
+  // A counted launch keeps its teams few: each adds its count and takes a ticket atomically.
+  while (!counted && items > 1 && (total_words + items - 1) / items < wave * tuning::move_gpu_min_waves) items /= 2;
   return {team, items};
 }
 
@@ -282,7 +307,7 @@ void launch_move(const char* fn, const ExecSpace& exec, const Pieces& list, size
       Kokkos::parallel_for(label, Kokkos::RangePolicy<ExecSpace>(exec, 0, 1), KOKKOS_LAMBDA(int) { *out = 0; });
     return;
   }
-  const move_shape shape = move_shape_for(exec, total_words);
+  const move_shape shape = move_shape_for(exec, total_words, out != nullptr);
   if constexpr (uses_cpu_kernels<ExecSpace>()) {
     const size_type chunks = (total_words + shape.items - 1) / shape.items;
     using range            = Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<size_type>>;
@@ -299,6 +324,21 @@ void launch_move(const char* fn, const ExecSpace& exec, const Pieces& list, size
           Kokkos::View<size_type, typename ExecSpace::memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(out));
     }
   } else {
+    if constexpr (std::is_same<Pieces, inline_pieces>::value) {
+      if (out == nullptr) {
+        // A few pieces, nothing counted: one word per index, its piece picked by comparisons,
+        // without a team's set-up or a walk.
+        Kokkos::parallel_for(label,
+                             Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<size_type>>(exec, 0, total_words),
+                             KOKKOS_LAMBDA(size_type i) {
+                               size_type p = 0;
+                               for (int k = 1; k < inline_pieces::capacity; ++k)
+                                 if (k < list.num_pieces && i >= list.offset(k)) p = k;
+                               move_word(list.piece(p), i - list.offset(p));
+                             });
+        return;
+      }
+    }
     const size_type league = (total_words + shape.team_words() - 1) / shape.team_words();
     check_league_size(fn, league);
     using policy = Kokkos::TeamPolicy<ExecSpace>;

@@ -115,24 +115,6 @@ void superimpose_call(const ExecSpace& exec, const arg_names& names, const sourc
   inplace_call(exec, bit_and{}, p, child_null_counts);
 }
 
-// Bits [begin_bit, end_bit) of `mask` into a new mask from bit 0 (copy_bitmask).
-template <class ExecSpace>
-Kokkos::View<word_type*, typename ExecSpace::memory_space> copy_bitmask_call(const ExecSpace& exec,
-                                                                             const arg_names& names,
-                                                                             const source_mask& mask,
-                                                                             size_type begin_bit, size_type end_bit) {
-  check_bit_range(names.fn, "mask", mask, begin_bit, end_bit);
-  const source_mask from{mask.words, mask.extent_words, mask.words == nullptr ? 0 : mask.begin_bit + begin_bit,
-                         mask.invert};
-  const std::vector<size_type> one_segment{0, 1};
-  // The null count is a by-product nobody asked for here.
-  return new_mask_call(exec, bit_or{},
-                       describe(names, prechecked<pointer_sources>{pointer_sources{&from, 1}}, no_dests{},
-                                end_bit - begin_bit, one_segment),
-                       false)
-      .first;
-}
-
 // A plan's descriptors, in memory the plan owns; absent sources' ones are filled once here.
 template <class ExecSpace, class Sources, class Dests>
 encoded_call<ExecSpace, owned_words<ExecSpace>> plan_encode(const ExecSpace& exec,
