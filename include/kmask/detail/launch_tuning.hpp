@@ -72,6 +72,9 @@ struct launch_tuning {
   static constexpr int make_gpu_team = 256;
   // Words per GPU thread: 2 x 256 x 32 rows a team gives ~1 Ki teams at 2^24 rows, one resident wave.
   static constexpr size_type make_gpu_items = 2;
+  // mask_to_bools: groups of 16 booleans per GPU thread, 256 apart: 4 x 4 KiB per team amortises
+  // a team's start, and 2^24 booleans still make 1 Ki teams.
+  static constexpr size_type bools_gpu_items = 4;
   // Words one host team (one thread) builds: 64 Ki rows, enough teams to balance 16 threads at 2^24 rows.
   static constexpr size_type make_cpu_team_words = 2048;
 };
