@@ -14,6 +14,8 @@ def load(path):
 
 
 base, new = load(sys.argv[1]), load(sys.argv[2])
+# Cells that gained an argument (a trailing /0) keep their old names.
+new = {(k[:-2] if k.endswith("/0") and k[:-2] in base else k): v for k, v in new.items()}
 print(f"{'case':52} {'base us':>9} {'new us':>9} {'gpu us':>8} {'base vs':>8} {'new vs':>7}")
 for name in sorted(set(base) | set(new)):
     b, n = base.get(name, {}), new.get(name, {})
