@@ -197,8 +197,7 @@ Kokkos::View<bool*, typename ExecSpace::memory_space> mask_to_bools(const ExecSp
 }
 
 /// \brief out(i) = bit begin_bit + i of `mask` for i in [0, end_bit - begin_bit); the rest of
-/// `out` is left alone. Asynchronous. An `out` that starts on a 16-byte boundary is written 16
-/// booleans at a time on a GPU; any other a boolean at a time, several times slower.
+/// `out` is left alone. Asynchronous.
 /// \throws as mask_to_bools(); std::out_of_range if out.extent(0) < end_bit - begin_bit.
 template <class ExecSpace>
 void inplace_mask_to_bools(const ExecSpace& exec, const Kokkos::View<bool*, typename ExecSpace::memory_space>& out,
