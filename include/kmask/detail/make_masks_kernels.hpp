@@ -208,6 +208,7 @@ struct build_words_functor {
   size_type words;  // written: num_words(size_bits) or a padded allocation's words
   size_type words_per_team;
   size_type* first_bad;  // only when Bits::reports_bad
+  static constexpr bool on_host = runs_on_host<ExecSpace>();
 
   // Thread r of T writes words w0 + r, w0 + r + T, ...: a team's stores are consecutive. A GPU
   // thread builds all its words before storing any, so every load of its inputs is in flight at
@@ -216,7 +217,7 @@ struct build_words_functor {
     const size_type t  = team.team_size();
     const size_type w0 = static_cast<size_type>(team.league_rank()) * words_per_team;
     const size_type w1 = w0 + words_per_team < words ? w0 + words_per_team : words;
-    if constexpr (!runs_on_host<ExecSpace>()) {
+    if constexpr (!on_host) {
       constexpr int items = static_cast<int>(launch_tuning<ExecSpace>::make_gpu_items);
       word_type v[items];
       int n[items];
@@ -232,13 +233,13 @@ struct build_words_functor {
           nulls += n[g] - popcount32(v[g]);
         }
       }
-      return;
-    }
-    for (size_type w = w0 + team.team_rank(); w < w1; w += t) {
-      const int n       = rows_in_word(w, size_bits);
-      const word_type v = n == 0 ? word_type{0} : bits.word(w * word_bits, n, bad);
-      dest[w]           = v;
-      nulls += n - popcount32(v);
+    } else {
+      for (size_type w = w0 + team.team_rank(); w < w1; w += t) {
+        const int n       = rows_in_word(w, size_bits);
+        const word_type v = n == 0 ? word_type{0} : bits.word(w * word_bits, n, bad);
+        dest[w]           = v;
+        nulls += n - popcount32(v);
+      }
     }
   }
 
