@@ -36,12 +36,15 @@ void valid_if_mod3(benchmark::State& state) {
   time_and_report(state, exec, static_cast<double>(rows / 8), call);
 }
 
+// range(1): bytes the values start past an aligned allocation (1: the unaligned form).
 void bools_to_mask_u8(benchmark::State& state) {
   exec_space exec;
   const size_type rows = size_type{1} << state.range(0);
+  const size_type skip = state.range(1);
   if (too_big(state, rows + rows / 8)) return;
-  Kokkos::View<std::uint8_t*, memory_space> values(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "bench::values"),
-                                                   rows);
+  Kokkos::View<std::uint8_t*, memory_space> all(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "bench::values"),
+                                                rows + skip);
+  const Kokkos::View<std::uint8_t*, memory_space> values = Kokkos::subview(all, std::make_pair(skip, rows + skip));
   Kokkos::parallel_for(
       "bench::fill_values", Kokkos::RangePolicy<exec_space, Kokkos::IndexType<size_type>>(exec, 0, rows),
       KOKKOS_LAMBDA(size_type i) { values(i) = static_cast<std::uint8_t>((i * 2654435761u >> 13) % 4); });
@@ -52,14 +55,18 @@ void bools_to_mask_u8(benchmark::State& state) {
   time_and_report(state, exec, static_cast<double>(rows + rows / 8), call);
 }
 
+// range(1): bytes the output starts past an aligned allocation.
 void mask_to_bools(benchmark::State& state) {
   exec_space exec;
   const size_type rows = size_type{1} << state.range(0);
+  const size_type skip = state.range(1);
   if (too_big(state, rows + rows / 8)) return;
   const auto mask = words_of(exec, rows);
   fill_random(exec, mask, 3);
   const Kokkos::View<const word_type*, memory_space> cmask = mask;
-  Kokkos::View<bool*, memory_space> out(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "bench::bools"), rows);
+  Kokkos::View<bool*, memory_space> all(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "bench::bools"),
+                                        rows + skip);
+  const Kokkos::View<bool*, memory_space> out = Kokkos::subview(all, std::make_pair(skip, rows + skip));
   const auto call = [&] { kmask::inplace_mask_to_bools(exec, out, cmask, 0, rows); };
   time_and_report(state, exec, static_cast<double>(rows + rows / 8), call);
 }
@@ -99,9 +106,15 @@ void register_make_masks_benchmarks() {
     benchmark::RegisterBenchmark("make_masks/inplace_valid_if/mod3", valid_if_mod3)
         ->Arg(log_rows)->UseManualTime()->Unit(benchmark::kMicrosecond);
     benchmark::RegisterBenchmark("make_masks/inplace_bools_to_mask/uint8", bools_to_mask_u8)
-        ->Arg(log_rows)->UseManualTime()->Unit(benchmark::kMicrosecond);
+        ->Args({log_rows, 0})->UseManualTime()->Unit(benchmark::kMicrosecond);
     benchmark::RegisterBenchmark("make_masks/inplace_mask_to_bools", mask_to_bools)
-        ->Arg(log_rows)->UseManualTime()->Unit(benchmark::kMicrosecond);
+        ->Args({log_rows, 0})->UseManualTime()->Unit(benchmark::kMicrosecond);
+    if (log_rows == 24) {
+      benchmark::RegisterBenchmark("make_masks/inplace_bools_to_mask/uint8/unaligned", bools_to_mask_u8)
+          ->Args({log_rows, 1})->UseManualTime()->Unit(benchmark::kMicrosecond);
+      benchmark::RegisterBenchmark("make_masks/inplace_mask_to_bools/unaligned", mask_to_bools)
+          ->Args({log_rows, 1})->UseManualTime()->Unit(benchmark::kMicrosecond);
+    }
     if (log_rows != 26)
       for (int random : {0, 1})
         benchmark::RegisterBenchmark(random ? "make_masks/inplace_gather_bits/int32/random"

@@ -424,6 +424,137 @@ TEST(TEST_CATEGORY, make_masks_gather_bits_matches_the_reference) {
   check_gather<std::int64_t>(nullptr, 0, 0, {});
 }
 
+// The two index forms of valid_if's bits: 32-bit indices (every call below 2^32 bits takes them)
+// and 64-bit ones (above 2^32 bits, too large to build here), each run on small sizes through the
+// kernel directly, against the reference and with each predicate counted.
+TEST(TEST_CATEGORY, make_masks_valid_if_32_and_64_bit_index_forms) {
+  using namespace make_masks;
+  TEST_EXECSPACE exec;
+  const auto run = [&](const auto& bits, size_type n, const ref::result& want, const char* what) {
+    auto dest   = poisoned_dest(n);
+    auto counts = poisoned_counts<TEST_EXECSPACE>(2);
+    kmask::detail::enqueue_build("test::valid_if", exec, bits, dest.data(), n, kmask::num_words(n), counts.data(),
+                                 nullptr);
+    exec.fence();
+    EXPECT_TRUE(same_in_place(want, dest, counts)) << what;
+  };
+  for (const size_type n : {size_type{0}, size_type{1}, size_type{31}, size_type{32}, size_type{33}, size_type{4097},
+                            size_type{70001}, size_type{300007}}) {
+    SCOPED_TRACE(::testing::Message() << "size_bits = " << n);
+    const mod_pred mod{3, 0};
+    const auto want_mod = ref::from_predicate(n, [&](std::int64_t i) { return mod(i); });
+    run(kmask::detail::predicate_bits<mod_pred, true>{mod}, n, want_mod, "32-bit indices");
+    run(kmask::detail::predicate_bits<mod_pred, false>{mod}, n, want_mod, "64-bit indices");
+    const hash_pred hash{static_cast<std::uint64_t>(n) * 7u + 3u};
+    const auto want_hash = ref::from_predicate(n, [&](std::int64_t i) { return hash(i); });
+    run(kmask::detail::predicate_bits<hash_pred, true>{hash}, n, want_hash, "32-bit indices");
+    run(kmask::detail::predicate_bits<hash_pred, false>{hash}, n, want_hash, "64-bit indices");
+    Kokkos::View<int*, MS> calls("test::calls", static_cast<std::size_t>(n));
+    const counting_pred counting{calls};
+    const auto want_counting = ref::from_predicate(n, [](std::int64_t i) { return i % 5 != 2; });
+    run(kmask::detail::predicate_bits<counting_pred, false>{counting}, n, want_counting, "64-bit indices, counted");
+    EXPECT_EQ(wrong_call_counts(calls), 0) << "64-bit indices";
+    Kokkos::deep_copy(calls, 0);
+    run(kmask::detail::predicate_bits<counting_pred, true>{counting}, n, want_counting, "32-bit indices, counted");
+    EXPECT_EQ(wrong_call_counts(calls), 0) << "32-bit indices";
+  }
+}
+
+// bools_to_mask from every start within 16 bytes of an aligned allocation: offsets 0 and 16 take
+// the aligned 16-byte loads, the others the unaligned form; both forms of the call, poisoned.
+TEST(TEST_CATEGORY, make_masks_bools_to_mask_aligned_and_unaligned_values) {
+  using namespace make_masks;
+  TEST_EXECSPACE exec;
+  const auto seed = base_seed() + 1604;
+  SCOPED_TRACE(seed_note(seed));
+  std::mt19937_64 rng(seed);
+  const auto one = [&](const auto& all, const std::vector<std::uint8_t>& bytes, std::size_t offset, size_type n) {
+    using T = typename std::decay_t<decltype(all)>::non_const_value_type;
+    SCOPED_TRACE(::testing::Message() << n << (std::is_same<T, bool>::value ? " bool" : " uint8") << " values from byte "
+                                      << offset);
+    const Kokkos::View<const T*, MS> values = Kokkos::subview(all, std::make_pair(offset, offset + std::size_t(n)));
+    const auto want = ref::from_bytes(std::vector<std::uint8_t>(bytes.begin() + offset, bytes.begin() + offset + n));
+    const auto got  = kmask::bools_to_mask(exec, values);
+    EXPECT_TRUE(same_new_mask(want, got.first, got.second, n));
+    auto dest   = poisoned_dest(n);
+    auto counts = poisoned_counts<TEST_EXECSPACE>(2);
+    kmask::inplace_bools_to_mask(exec, dest, values, counts);
+    exec.fence();
+    EXPECT_TRUE(same_in_place(want, dest, counts));
+  };
+  for (const size_type n : {size_type{0}, size_type{1}, size_type{15}, size_type{31}, size_type{32}, size_type{33},
+                            size_type{65}, size_type{4097}, size_type{70001}}) {
+    for (const std::size_t offset : {0, 1, 3, 8, 15, 16}) {
+      auto bytes = random_bytes(rng, n + 16);
+      const auto u8 = values_on_device<std::uint8_t>(bytes);
+      ASSERT_EQ(reinterpret_cast<std::uintptr_t>(u8.data()) % 16, 0u) << "the test needs an aligned allocation";
+      one(u8, bytes, offset, n);
+      for (auto& b : bytes) b = b != 0;
+      one(values_on_device<bool>(bytes), bytes, offset, n);
+    }
+  }
+}
+
+// mask_to_bools into every start within 16 bytes of an aligned allocation (the GPU form stores 16
+// booleans at once only from an aligned start): plain, inverted and absent masks, at several
+// source offsets, into outputs poisoned with the opposite of the first expected value.
+TEST(TEST_CATEGORY, make_masks_mask_to_bools_aligned_and_unaligned_output) {
+  using namespace make_masks;
+  TEST_EXECSPACE exec;
+  const auto seed = base_seed() + 1605;
+  SCOPED_TRACE(seed_note(seed));
+  std::mt19937_64 rng(seed);
+  for (const size_type n : {size_type{1}, size_type{15}, size_type{16}, size_type{17}, size_type{31}, size_type{33},
+                            size_type{1000}, size_type{4097}}) {
+    for (const std::size_t offset : {0, 1, 8, 15, 16}) {
+      for (const size_type begin : {size_type{0}, size_type{5}, size_type{32}, size_type{47}}) {
+        const auto host = random_words(rng, static_cast<std::size_t>(kmask::num_words(begin + n)));
+        const Kokkos::View<const word_type*, MS> mask = to_device<TEST_EXECSPACE>(host);
+        for (int form = 0; form < 3; ++form) {
+          SCOPED_TRACE(::testing::Message() << n << " bools at byte " << offset << " from bit " << begin
+                                            << (form == 1 ? ", inverted" : form == 2 ? ", absent mask" : ""));
+          auto want = ref::to_bools(form == 2 ? nullptr : &host, begin, begin + n);
+          if (form == 1)
+            for (auto& b : want) b = !b;
+          const bool poison = want[0] == 0;
+          auto out = filled_bools(offset + std::size_t(n) + 3, poison);
+          ASSERT_EQ(reinterpret_cast<std::uintptr_t>(out.data()) % 16, 0u) << "the test needs an aligned allocation";
+          const Kokkos::View<bool*, MS> into = Kokkos::subview(out, std::make_pair(offset, offset + std::size_t(n)));
+          const kmask::source_mask src{form == 2 ? nullptr : mask.data(),
+                                       form == 2 ? 0 : static_cast<size_type>(mask.extent(0)), 0, form == 1};
+          kmask::inplace_mask_to_bools(exec, into, src, begin, begin + n);
+          exec.fence();
+          want.insert(want.begin(), offset, poison ? 1 : 0);
+          want.insert(want.end(), 3, poison ? 1 : 0);
+          EXPECT_EQ(bools_to_host(out), want);
+        }
+      }
+    }
+  }
+}
+
+// Gathers long enough for many teams (and warps), a bad index late in the rows: the first bad
+// position is the minimum over teams.
+TEST(TEST_CATEGORY, make_masks_gather_bits_over_many_teams) {
+  using namespace make_masks;
+  const auto seed = base_seed() + 1606;
+  SCOPED_TRACE(seed_note(seed));
+  std::mt19937_64 rng(seed);
+  const size_type size = 50021, begin = 13;
+  const auto host      = random_words(rng, static_cast<std::size_t>(kmask::num_words(begin + size)));
+  for (const size_type n : {size_type{200003}, size_type{262144}}) {
+    for (int kind = 0; kind < 2; ++kind) {
+      const auto good = make_indices(rng, n, size, kind, 0, true);
+      check_gather<std::int32_t>(&host, begin, size, good);
+      auto bad = good;
+      bad[static_cast<std::size_t>(n - 40)] = -1;
+      bad[static_cast<std::size_t>(n - 7)]  = size;
+      check_gather<std::int32_t>(&host, begin, size, bad);
+      check_gather<std::int64_t>(nullptr, begin, size, bad);
+    }
+  }
+}
+
 TEST(TEST_CATEGORY, make_masks_default_space_forms) {
   using namespace make_masks;
   using DS = kmask::detail::space_of<view_t<TEST_EXECSPACE>>;
@@ -664,7 +795,7 @@ TEST(TEST_CATEGORY, make_masks_profiling_labels) {
                            "kmask::inplace_bools_to_mask", "kmask::mask_to_bools", "kmask::inplace_mask_to_bools",
                            "kmask::gather_bits", "kmask::inplace_gather_bits"})
     EXPECT_EQ(regions.count(name), 1u) << "no region " << name;
-  for (const char* name : {"kmask::valid_if::words", "kmask::inplace_valid_if::start_count",
+  for (const char* name : {"kmask::valid_if::words", "kmask::inplace_valid_if::words",
                            "kmask::mask_to_bools::bools", "kmask::gather_bits::words"})
     EXPECT_EQ(kernels.count(name), 1u) << "no kernel " << name;
 }

@@ -69,15 +69,15 @@ struct launch_tuning {
   static constexpr size_type move_gpu_min_waves = 1;
   // One host thread's run of destination words: long enough to stream, enough runs to balance threads.
   static constexpr size_type move_cpu_chunk_words = 8192;
-  // Mask-making kernels (valid_if, bools_to_mask, gather_bits): one thread builds one word from 32 bits.
-  // Threads of a GPU team: 256 fills an SM with few teams and keeps one atomic per 256 threads' words.
+  // Mask-making kernels (valid_if, bools_to_mask, gather_bits): a thread builds a word from 32
+  // bits, or on CUDA a warp 32 words by ballot.
+  // Threads of a GPU team (whole warps): 256 fills an SM with 8 teams, each one reduction.
   static constexpr int make_gpu_team = 256;
-  // Words per GPU thread: 4 x 32 evaluations amortise the team's reduction and atomic.
-  static constexpr size_type make_gpu_items = 4;
-  // CUDA (a warp ballot per word): 8 warps of 32 lanes, each warp building 64 words in turn, so a
-  // team covers 16 Ki rows: few enough teams (1 Ki at 2^24 rows) that their atomics do not queue.
-  static constexpr int make_gpu_ballot_warps = 8;
-  static constexpr size_type make_gpu_ballot_words = 64;
+  // Words per GPU thread: 2 x 256 x 32 rows a team gives ~1 Ki teams at 2^24 rows, one resident wave.
+  static constexpr size_type make_gpu_items = 2;
+  // mask_to_bools: groups of 16 booleans per GPU thread, 256 apart: 4 x 4 KiB per team amortises
+  // a team's start, and 2^24 booleans still make 1 Ki teams.
+  static constexpr size_type bools_gpu_items = 4;
   // Words one host team (one thread) builds: 64 Ki rows, enough teams to balance 16 threads at 2^24 rows.
   static constexpr size_type make_cpu_team_words = 2048;
 };

@@ -48,12 +48,13 @@ mask_and_count<typename ExecSpace::memory_space> build_new_mask(const char* fn, 
   const std::string label = std::string(fn) + "::mask";
   auto mask               = allocate_mask(exec, size_bits, mask_state::uninitialized, label);
   auto lease              = staging_pool<ExecSpace>::acquire(exec, 2, 2, std::string(fn) + "::counts");
-  lease.host()[0]         = 0;
-  lease.host()[1]         = static_cast<std::uint64_t>(no_bad_position);
-  lease.upload(0, 2);
-  size_type* dev = reinterpret_cast<size_type*>(lease.device());
+  size_type* dev          = reinterpret_cast<size_type*>(lease.device());
+  if (Bits::reports_bad) {
+    lease.host()[1] = static_cast<std::uint64_t>(no_bad_position);
+    lease.upload(1, 2);
+  }
   enqueue_build(fn, exec, bits, mask.data(), size_bits, static_cast<size_type>(mask.extent(0)), dev, dev + 1);
-  lease.download(0, 2);
+  lease.download(0, Bits::reports_bad ? 2 : 1);
   exec.fence();
   if (first_bad != nullptr) *first_bad = static_cast<size_type>(lease.host()[1]);
   return {mask, static_cast<size_type>(lease.host()[0])};
@@ -63,10 +64,6 @@ mask_and_count<typename ExecSpace::memory_space> build_new_mask(const char* fn, 
 template <class ExecSpace, class Bits>
 void build_in_place(const char* fn, const ExecSpace& exec, const Bits& bits, const dest_mask& dest,
                     size_type size_bits, const Kokkos::View<size_type*, typename ExecSpace::memory_space>& null_count) {
-  size_type* count = null_count.data();
-  Kokkos::parallel_for(
-      std::string(fn) + "::start_count", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<size_type>>(exec, 0, 1),
-      KOKKOS_LAMBDA(size_type) { *count = 0; });
   enqueue_build(fn, exec, bits, dest.words, size_bits, num_words(size_bits), null_count.data(), nullptr);
 }
 
@@ -74,7 +71,9 @@ template <class ExecSpace, class Pred>
 mask_and_count<typename ExecSpace::memory_space> valid_if_call(const char* fn, const ExecSpace& exec,
                                                                size_type size_bits, const Pred& pred) {
   check_size_bits(fn, size_bits);
-  return build_new_mask(fn, exec, predicate_bits<Pred>{pred}, size_bits);
+  mask_and_count<typename ExecSpace::memory_space> r;
+  with_predicate_bits(pred, size_bits, [&](const auto& bits) { r = build_new_mask(fn, exec, bits, size_bits); });
+  return r;
 }
 
 template <class ExecSpace, class Pred>
@@ -84,7 +83,8 @@ void inplace_valid_if_call(const char* fn, const ExecSpace& exec, const dest_mas
   check_size_bits(fn, size_bits);
   check_single_dest(fn, "dest", dest, "size_bits", size_bits);
   check_counter(fn, null_count);
-  build_in_place(fn, exec, predicate_bits<Pred>{pred}, dest, size_bits, null_count);
+  with_predicate_bits(pred, size_bits,
+                      [&](const auto& bits) { build_in_place(fn, exec, bits, dest, size_bits, null_count); });
 }
 
 template <class ExecSpace, class T>
@@ -92,7 +92,9 @@ mask_and_count<typename ExecSpace::memory_space> bools_to_mask_call(
     const char* fn, const ExecSpace& exec, const Kokkos::View<const T*, typename ExecSpace::memory_space>& values) {
   const size_type n = static_cast<size_type>(values.extent(0));
   check_input_array(fn, "values", n, values.data() == nullptr);
-  return build_new_mask(fn, exec, bool_bits<T>{values.data()}, n);
+  mask_and_count<typename ExecSpace::memory_space> r;
+  with_bool_bits(values.data(), [&](const auto& bits) { r = build_new_mask(fn, exec, bits, n); });
+  return r;
 }
 
 template <class ExecSpace, class T>
@@ -103,7 +105,7 @@ void inplace_bools_to_mask_call(const char* fn, const ExecSpace& exec, const des
   check_input_array(fn, "values", n, values.data() == nullptr);
   check_single_dest(fn, "dest", dest, "values.extent(0)", n);
   check_counter(fn, null_count);
-  build_in_place(fn, exec, bool_bits<T>{values.data()}, dest, n, null_count);
+  with_bool_bits(values.data(), [&](const auto& bits) { build_in_place(fn, exec, bits, dest, n, null_count); });
 }
 
 // Bits [begin_bit, end_bit) of `mask` into out[0, end_bit - begin_bit), `out` checked.

@@ -4,13 +4,18 @@
 // The kernels that build a mask bit by bit (valid_if, bools_to_mask, gather_bits) and the one
 // that spreads a mask into booleans (mask_to_bools).
 //
-// Building: CUDA builds each output word from 32 lanes, one bit each, with one warp ballot (cudf's
-// design): the lanes' reads of booleans or indices are then contiguous, a line per warp load. Kokkos
-// has no portable ballot, so every other space (the host, and the GPU form emulated on it) has one
-// thread compute a whole word from its 32 bits: no cross-lane step, words written contiguously
-// across the team, on a CPU a 32-bit loop that vectorises for simple predicates. Both evaluate each
-// predicate exactly once. Each team reduces its null count (and, for gather_policy::check, the first
-// bad index position) and adds it with one atomic.
+// Building has two shapes, chosen per kind of bits (Bits::by_lane):
+//  - thread per word: one thread computes a whole word from its 32 bits with Bits::word(), and a
+//    team's threads write consecutive words. Predicates (valid_if) and aligned booleans (32 bytes
+//    in two 16-byte loads) take it everywhere: a word costs its 32 evaluations and nothing more.
+//  - lane per bit (CUDA only): lane k of a warp evaluates bit k of each of 32 consecutive words
+//    and one __ballot_sync makes each word, so the warp's reads of indices (gather_bits) or of
+//    unaligned booleans are consecutive, one line per load. The warp loop is written in CUDA
+//    directly, not through Kokkos' nested ranges, whose per-bit bookkeeping cost more than the bit.
+// Elsewhere (the host, HIP, SYCL, the GPU form emulated on Serial) every Bits uses thread per word.
+// Both evaluate each predicate exactly once. The null count is a Kokkos::parallel_reduce into the
+// caller's counter (its last team writes the total, so no launch zeroes the counter first); a
+// reporting gather's first bad index position goes to an atomic minimum the caller presets.
 
 #include <kmask/detail/compat.hpp>
 #include <kmask/detail/launch_shape.hpp>
@@ -18,6 +23,10 @@
 #include <kmask/detail/validation.hpp>
 #include <kmask/detail/word_access.hpp>
 #include <kmask/types.hpp>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include <cstdint>
 #include <cstring>
@@ -36,19 +45,6 @@ KOKKOS_FORCEINLINE_FUNCTION void atomic_min_position(size_type* p, size_type v) 
   Kokkos::atomic_fetch_min(reinterpret_cast<unsigned long long*>(p), static_cast<unsigned long long>(v));
 }
 
-// Bits of valid_if: bit i = pred(i).
-template <class Pred>
-struct predicate_bits {
-  Pred pred;
-  static constexpr bool reports_bad = false;
-  KOKKOS_INLINE_FUNCTION bool bit(size_type i, bool&) const { return pred(i); }
-  KOKKOS_INLINE_FUNCTION word_type word(size_type first, int bits, size_type&) const {
-    word_type w = 0;
-    for (int k = 0; k < bits; ++k) w |= static_cast<word_type>(pred(first + k) ? 1u : 0u) << k;
-    return w;
-  }
-};
-
 // Bit k of the result: whether byte k of `x` is non-zero (x read little-endian, as every kmask
 // target is): the high bit of each byte after adding 0x7F to its low seven bits, gathered by one
 // multiply. A dozen operations per 8 bytes, where a byte-at-a-time loop does not vectorise.
@@ -57,24 +53,82 @@ KOKKOS_FORCEINLINE_FUNCTION word_type nonzero_bytes(std::uint64_t x) {
   return static_cast<word_type>(((high >> 7) * 0x0102040810204080ull) >> 56);
 }
 
-// Bits of bools_to_mask: bit i = values[i] != 0 (bool or std::uint8_t).
-template <class T>
+// Bits of valid_if: bit i = pred(i). `Narrow` (size_bits <= 2^32) builds each index from a 32-bit
+// value the compiler can see, so arithmetic on it such as i % 3 narrows to 32-bit operations
+// (a signed 64-bit modulo by a constant is several times the instructions on a GPU); pred still
+// gets the same int64 value.
+template <class Pred, bool Narrow>
+struct predicate_bits {
+  Pred pred;
+  static constexpr bool reports_bad = false;
+  static constexpr bool by_lane     = false;
+  KOKKOS_FORCEINLINE_FUNCTION bool at(size_type first, std::uint32_t first32, int k) const {
+    if (Narrow) return pred(static_cast<size_type>(first32 + static_cast<std::uint32_t>(k)));
+    return pred(first + k);
+  }
+  // Bits k0..k0 + 7, written out: compilers leave a 32-iteration shift-or loop rolled (a variable
+  // shift per bit), and a byte buffer read back as words stalls store forwarding on a CPU.
+  KOKKOS_FORCEINLINE_FUNCTION word_type eight(size_type first, std::uint32_t first32, int k0) const {
+    return (at(first, first32, k0) ? 1u : 0u) | (at(first, first32, k0 + 1) ? 2u : 0u) |
+           (at(first, first32, k0 + 2) ? 4u : 0u) | (at(first, first32, k0 + 3) ? 8u : 0u) |
+           (at(first, first32, k0 + 4) ? 16u : 0u) | (at(first, first32, k0 + 5) ? 32u : 0u) |
+           (at(first, first32, k0 + 6) ? 64u : 0u) | (at(first, first32, k0 + 7) ? 128u : 0u);
+  }
+  KOKKOS_INLINE_FUNCTION word_type word(size_type first, int bits, size_type&) const {
+    const std::uint32_t first32 = static_cast<std::uint32_t>(first);
+    if (bits == static_cast<int>(word_bits)) {
+      return eight(first, first32, 0) | eight(first, first32, 8) << 8 | eight(first, first32, 16) << 16 |
+             eight(first, first32, 24) << 24;
+    }
+    word_type w = 0;
+    for (int k = 0; k < bits; ++k) w |= static_cast<word_type>(at(first, first32, k) ? 1u : 0u) << k;
+    return w;
+  }
+};
+
+// Bits of bools_to_mask: bit i = values[i] != 0 (bool or std::uint8_t). `Aligned`: `values` is
+// 16-byte aligned, so each full word's 32 bytes are two aligned 16-byte loads; otherwise CUDA
+// takes them a byte per lane (coalesced) and other spaces by unaligned 8-byte copies.
+template <class T, bool Aligned>
 struct bool_bits {
   static_assert(sizeof(T) == 1, "one byte per value");
   const T* values;
   static constexpr bool reports_bad = false;
-  KOKKOS_INLINE_FUNCTION bool bit(size_type i, bool&) const { return static_cast<std::uint8_t>(values[i]) != 0; }
+  static constexpr bool by_lane     = !Aligned;
+  // The lane-per-bit build (unaligned values) loads a warp's 32 rows' bytes before its ballots.
+  static constexpr bool lane_loads_first = true;
+  using lane_type                        = std::uint8_t;
+  KOKKOS_FORCEINLINE_FUNCTION std::uint8_t lane_load(size_type row) const {
+    return static_cast<std::uint8_t>(values[row]);
+  }
+  KOKKOS_FORCEINLINE_FUNCTION bool lane_bit(std::uint8_t v) const { return v != 0; }
   KOKKOS_INLINE_FUNCTION word_type word(size_type first, int bits, size_type&) const {
-    const T* v  = values + first;
-    word_type w = 0;
+    const T* v = values + first;
     if (bits == static_cast<int>(word_bits)) {
+#if defined(__CUDA_ARCH__)
+      if (Aligned) {
+        const ulonglong2 a = reinterpret_cast<const ulonglong2*>(v)[0];
+        const ulonglong2 b = reinterpret_cast<const ulonglong2*>(v)[1];
+        return nonzero_bytes(a.x) | nonzero_bytes(a.y) << 8 | nonzero_bytes(b.x) << 16 | nonzero_bytes(b.y) << 24;
+      }
+#elif defined(__SSE2__) && !defined(__HIP_DEVICE_COMPILE__) && !defined(__SYCL_DEVICE_ONLY__)
+      // x86-64 hosts: a byte compare and movemask per 16 bytes, a quarter of the scalar form's work.
+      const __m128i zero = _mm_setzero_si128();
+      const __m128i a    = _mm_loadu_si128(reinterpret_cast<const __m128i*>(v));
+      const __m128i b    = _mm_loadu_si128(reinterpret_cast<const __m128i*>(v + 16));
+      const unsigned zeros = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(a, zero))) |
+                             static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(b, zero))) << 16;
+      return ~static_cast<word_type>(zeros);
+#endif
+      word_type w = 0;
       for (int q = 0; q < 4; ++q) {
         std::uint64_t x;
-        std::memcpy(&x, v + 8 * q, sizeof x);  // any alignment; one load
+        std::memcpy(&x, v + 8 * q, sizeof x);  // any alignment; one load on a CPU
         w |= nonzero_bytes(x) << (8 * q);
       }
       return w;
     }
+    word_type w = 0;
     for (int k = 0; k < bits; ++k) w |= static_cast<word_type>(static_cast<std::uint8_t>(v[k]) != 0 ? 1u : 0u) << k;
     return w;
   }
@@ -91,35 +145,60 @@ struct gathered_bits {
   const Index* indices;
   word_type flip = 0;     // 1: the source is inverted (its in-range bits read complemented)
   static constexpr bool reports_bad = Report;
-  // Bit i; an out-of-range index (CheckBounds) gives 0 and sets `bad`.
+  static constexpr bool by_lane     = true;
+  // Source bit j (in range), from non-negative positions: unsigned shifts, no sign fix-ups.
+  KOKKOS_FORCEINLINE_FUNCTION word_type source_bit(size_type j) const {
+    const std::uint64_t q = static_cast<std::uint64_t>(base + j);
+    return (mask == nullptr ? 1u : (mask[q >> 5] >> (q & 31u)) & 1u) ^ flip;
+  }
+  KOKKOS_FORCEINLINE_FUNCTION bool in_range(size_type j) const {
+    return !CheckBounds || static_cast<std::uint64_t>(j) < static_cast<std::uint64_t>(size_bits);
+  }
+  // Bit i; an out-of-range index (CheckBounds) gives 0 and sets `bad`. The lane-per-bit build
+  // calls it row by row: batching a warp's 32 index loads and then 32 source loads ahead took 123
+  // registers, a quarter occupancy, and measured slower on sorted and random indices.
+  static constexpr bool lane_loads_first = false;
   KOKKOS_INLINE_FUNCTION bool bit(size_type i, bool& bad) const {
     const size_type j = static_cast<size_type>(indices[i]);
-    if (CheckBounds && (j < 0 || j >= size_bits)) {
+    if (!in_range(j)) {
       bad = true;
       return false;
     }
-    const size_type q = base + j;
-    return ((mask == nullptr ? 1u : (mask[q / word_bits] >> (q % word_bits)) & 1u) ^ flip) != 0;
+    return source_bit(j) != 0;
   }
   KOKKOS_INLINE_FUNCTION word_type word(size_type first, int bits, size_type& first_bad) const {
+    if (mask == nullptr) {
+      word_type w = 0;
+      for (int k = 0; k < bits; ++k) {
+        const bool ok = in_range(static_cast<size_type>(indices[first + k]));
+        if (Report && !ok && first + k < first_bad) first_bad = first + k;
+        w |= (ok ? 1u ^ flip : 0u) << k;
+      }
+      return w;
+    }
     word_type w = 0;
     for (int k = 0; k < bits; ++k) {
       const size_type j = static_cast<size_type>(indices[first + k]);
-      if (CheckBounds && (j < 0 || j >= size_bits)) {
+      if (!in_range(j)) {  // rare: predicted, cheaper than selecting around it
         if (Report && first + k < first_bad) first_bad = first + k;
         continue;
       }
-      const size_type q = base + j;
-      const word_type b = (mask == nullptr ? 1u : (mask[q / word_bits] >> (q % word_bits)) & 1u) ^ flip;
-      w |= b << k;
+      w |= source_bit(j) << k;
     }
     return w;
   }
 };
 
-// Teams over the output words: each thread builds words with Bits::word(), writes them (bits past
-// size_bits and words past num_words(size_bits) as 0) and the team adds its null count, and for a
-// reporting gather its first bad position, with one atomic each.
+// Rows of word w that lie below size_bits (0 for padding words past num_words(size_bits)).
+KOKKOS_FORCEINLINE_FUNCTION int rows_in_word(size_type w, size_type size_bits) {
+  const size_type rest = size_bits - w * word_bits;
+  return rest >= word_bits ? static_cast<int>(word_bits) : rest <= 0 ? 0 : static_cast<int>(rest);
+}
+
+// Teams over the output words, `words_per_team` each (a multiple of the team size, and on CUDA of
+// 32 x the team's warps): every word in [0, words) is written, bits past size_bits as 0. The
+// reduction value is the team's null count; a reporting gather's first bad position goes to
+// *first_bad by atomic minimum.
 template <class ExecSpace, class Bits>
 struct build_words_functor {
   using member_type = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
@@ -128,101 +207,168 @@ struct build_words_functor {
   size_type size_bits;
   size_type words;  // written: num_words(size_bits) or a padded allocation's words
   size_type words_per_team;
-  size_type* null_count;
   size_type* first_bad;  // only when Bits::reports_bad
+  static constexpr bool on_host = runs_on_host<ExecSpace>();
 
-  KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
+  // Thread r of T writes words w0 + r, w0 + r + T, ...: a team's stores are consecutive. A GPU
+  // thread builds all its words before storing any, so every load of its inputs is in flight at
+  // once (a store in between would order the next word's loads after it: the inputs may alias).
+  KOKKOS_INLINE_FUNCTION void by_thread(const member_type& team, size_type& nulls, size_type& bad) const {
+    const size_type t  = team.team_size();
     const size_type w0 = static_cast<size_type>(team.league_rank()) * words_per_team;
     const size_type w1 = w0 + words_per_team < words ? w0 + words_per_team : words;
-    const size_type used = num_words(size_bits);
-    size_type nulls = 0, bad = no_bad_position;
-#if defined(__CUDA_ARCH__)
-    // 32 vector lanes per team thread (a warp): lane k evaluates bit k, one ballot makes the word.
-    // Every lane ends with the same counts, so the team reduction (over team threads) sees them.
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, w0, w1), [&](size_type w) {
-      Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, static_cast<int>(word_bits)), [&](int lane) {
-        if (w >= used) {
-          if (lane == 0) dest[w] = 0;
-          return;
+    if constexpr (!on_host) {
+      constexpr int items = static_cast<int>(launch_tuning<ExecSpace>::make_gpu_items);
+      word_type v[items];
+      int n[items];
+      for (int g = 0; g < items; ++g) {
+        const size_type w = w0 + team.team_rank() + g * t;
+        n[g]              = w < w1 ? rows_in_word(w, size_bits) : 0;
+        v[g]              = n[g] == 0 ? word_type{0} : bits.word(w * word_bits, n[g], bad);
+      }
+      for (int g = 0; g < items; ++g) {
+        const size_type w = w0 + team.team_rank() + g * t;
+        if (w < w1) {
+          dest[w] = v[g];
+          nulls += n[g] - popcount32(v[g]);
         }
-        const size_type rest = size_bits - w * word_bits;
-        const int n          = rest >= word_bits ? static_cast<int>(word_bits) : static_cast<int>(rest);
-        bool is_bad          = false;
-        const bool b         = lane < n && bits.bit(w * word_bits + lane, is_bad);
-        const word_type v    = __ballot_sync(0xffffffffu, b);
-        if (lane == 0) dest[w] = v;
+      }
+    } else {
+      for (size_type w = w0 + team.team_rank(); w < w1; w += t) {
+        const int n       = rows_in_word(w, size_bits);
+        const word_type v = n == 0 ? word_type{0} : bits.word(w * word_bits, n, bad);
+        dest[w]           = v;
         nulls += n - popcount32(v);
-        if (Bits::reports_bad) {
-          const word_type bad_lanes = __ballot_sync(0xffffffffu, is_bad);
-          if (bad_lanes != 0 && w * word_bits + __ffs(bad_lanes) - 1 < bad) bad = w * word_bits + __ffs(bad_lanes) - 1;
+      }
+    }
+  }
+
+  // Warp g of the team builds 32 consecutive words at a time: at step j lane k evaluates bit k of
+  // word j and the ballot lands in lane j, which then stores it (consecutive across the warp). The
+  // loop bounds depend only on the warp, so all 32 lanes reach every ballot.
+  KOKKOS_INLINE_FUNCTION void by_lane(const member_type& team, size_type& nulls, size_type& bad) const {
+#if defined(__CUDA_ARCH__)
+    const int rank     = team.team_rank();
+    const int lane     = rank & 31;
+    const size_type w0 = static_cast<size_type>(team.league_rank()) * words_per_team;
+    const size_type w1 = w0 + words_per_team < words ? w0 + words_per_team : words;
+    const size_type step = static_cast<size_type>(team.team_size() & ~31);
+    for (size_type g = w0 + (rank & ~31); g < w1; g += step) {
+      word_type mine       = 0;
+      const size_type row0 = g * word_bits + lane;
+      if constexpr (!Bits::lane_loads_first) {
+#pragma unroll
+        for (int j = 0; j < 32; ++j) {
+          const size_type row = row0 + j * static_cast<size_type>(word_bits);
+          bool is_bad         = false;
+          const bool b        = row < size_bits && bits.bit(row, is_bad);
+          const word_type v   = __ballot_sync(0xffffffffu, b);
+          mine                = lane == j ? v : mine;
+          if (Bits::reports_bad) {
+            const word_type bad_lanes = __ballot_sync(0xffffffffu, is_bad);
+            const size_type pos       = (g + j) * word_bits + (__ffs(bad_lanes) - 1);
+            if (bad_lanes != 0 && pos < bad) bad = pos;
+          }
         }
-      });
-    });
+      } else {
+        // All 32 rows' loads, then the ballots: a load placed after a ballot waits for it.
+        typename Bits::lane_type a[32];
+#pragma unroll
+        for (int j = 0; j < 32; ++j) {
+          const size_type row = row0 + j * static_cast<size_type>(word_bits);
+          a[j]                = row < size_bits ? bits.lane_load(row) : typename Bits::lane_type{};
+        }
+#pragma unroll
+        for (int j = 0; j < 32; ++j) {
+          const bool b      = row0 + j * static_cast<size_type>(word_bits) < size_bits && bits.lane_bit(a[j]);
+          const word_type v = __ballot_sync(0xffffffffu, b);
+          mine              = lane == j ? v : mine;
+        }
+        static_assert(!Bits::reports_bad, "batched lane loads report nothing");
+      }
+      const size_type w = g + lane;
+      if (w < w1) {
+        dest[w] = mine;
+        nulls += rows_in_word(w, size_bits) - popcount32(mine);
+      }
+    }
 #else
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, w0, w1), [&](size_type w) {
-      if (w >= used) {
-        dest[w] = 0;
-        return;
-      }
-      const size_type rest = size_bits - w * word_bits;
-      const int n          = rest >= word_bits ? static_cast<int>(word_bits) : static_cast<int>(rest);
-      const word_type v    = bits.word(w * word_bits, n, bad);
-      dest[w]              = v;
-      nulls += n - popcount32(v);
-    });
+    by_thread(team, nulls, bad);
 #endif
-    team.team_reduce(Kokkos::Sum<size_type>(nulls));
-    if constexpr (Bits::reports_bad) team.team_reduce(Kokkos::Min<size_type>(bad));
-    Kokkos::single(Kokkos::PerTeam(team), [&]() {
-      if (nulls != 0) atomic_add_count(null_count, nulls);
-      if constexpr (Bits::reports_bad) {
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const member_type& team, size_type& nulls) const {
+    size_type bad = no_bad_position;
+#if defined(__CUDA_ARCH__)
+    if constexpr (Bits::by_lane) {
+      by_lane(team, nulls, bad);
+    } else {
+      by_thread(team, nulls, bad);
+    }
+#else
+    by_thread(team, nulls, bad);
+#endif
+    if constexpr (Bits::reports_bad) {
+      team.team_reduce(Kokkos::Min<size_type>(bad));
+      Kokkos::single(Kokkos::PerTeam(team), [&]() {
         if (bad != no_bad_position) atomic_min_position(first_bad, bad);
-      }
-    });
+      });
+    }
   }
 };
 
-// Whether ExecSpace builds words by warp ballot (lanes per bit): CUDA only, see the top.
-template <class ExecSpace>
-constexpr bool builds_by_ballot() {
-#if defined(KOKKOS_ENABLE_CUDA)
-  return std::is_same<ExecSpace, Kokkos::Cuda>::value;
-#else
-  return false;
-#endif
-}
-
-// Words one team builds: CUDA teams of make_gpu_ballot_warps warps x make_gpu_ballot_words words,
-// other GPU teams of make_gpu_team threads x make_gpu_items words, host teams of one thread
-// walking make_cpu_team_words words.
+// Words one team builds: GPU teams of make_gpu_team threads x make_gpu_items words each, host
+// teams of one thread walking make_cpu_team_words words.
 template <class ExecSpace>
 constexpr size_type make_team_words() {
   using t = launch_tuning<ExecSpace>;
+  static_assert(t::make_gpu_team % 32 == 0, "whole warps: the lane-per-bit build steps a warp at a time");
   if (runs_on_host<ExecSpace>()) return t::make_cpu_team_words;
-  if (builds_by_ballot<ExecSpace>()) return size_type{t::make_gpu_ballot_warps} * t::make_gpu_ballot_words;
   return size_type{t::make_gpu_team} * t::make_gpu_items;
 }
 
-// Enqueues the build of `words` words into `dest`; *null_count (and *first_bad) must hold their
-// starting values (0, no_bad_position) on `exec` before the kernel runs. League size checked first.
+// Enqueues the build of `words` words into `dest` with *null_count set to the null count (also
+// for no words); for a reporting gather *first_bad must hold no_bad_position on `exec` before.
+// League size checked first.
 template <class ExecSpace, class Bits>
 void enqueue_build(const char* fn, const ExecSpace& exec, const Bits& bits, word_type* dest, size_type size_bits,
                    size_type words, size_type* null_count, size_type* first_bad) {
-  if (words == 0) return;
+  using memory_space = typename ExecSpace::memory_space;
+  if (words == 0) {
+    Kokkos::parallel_for(
+        std::string(fn) + "::empty_count", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<size_type>>(exec, 0, 1),
+        KOKKOS_LAMBDA(size_type) { *null_count = 0; });
+    return;
+  }
+  const Kokkos::View<size_type, memory_space> count(null_count);
   using t                      = launch_tuning<ExecSpace>;
   constexpr size_type per_team = make_team_words<ExecSpace>();
   const size_type league       = (words + per_team - 1) / per_team;
   check_league_size(fn, league);
-  const build_words_functor<ExecSpace, Bits> f{bits, dest, size_bits, words, per_team, null_count, first_bad};
-  const std::string label = std::string(fn) + "::words";
-  if constexpr (builds_by_ballot<ExecSpace>()) {
-    Kokkos::parallel_for(label,
-                         Kokkos::TeamPolicy<ExecSpace>(exec, static_cast<int>(league), t::make_gpu_ballot_warps,
-                                                       static_cast<int>(word_bits)),
-                         f);
+  const build_words_functor<ExecSpace, Bits> f{bits, dest, size_bits, words, per_team, first_bad};
+  const int team = runs_on_host<ExecSpace>() ? 1 : t::make_gpu_team;
+  Kokkos::parallel_reduce(std::string(fn) + "::words",
+                          Kokkos::TeamPolicy<ExecSpace>(exec, static_cast<int>(league), team), f,
+                          Kokkos::Sum<size_type, memory_space>(count));
+}
+
+// The predicate's bits, 32-bit indices when every index fits.
+template <class Pred, class F>
+void with_predicate_bits(const Pred& pred, size_type size_bits, const F& f) {
+  if (size_bits <= (size_type{1} << 32)) {
+    f(predicate_bits<Pred, true>{pred});
   } else {
-    const int team = runs_on_host<ExecSpace>() ? 1 : t::make_gpu_team;
-    Kokkos::parallel_for(label, Kokkos::TeamPolicy<ExecSpace>(exec, static_cast<int>(league), team), f);
+    f(predicate_bits<Pred, false>{pred});
+  }
+}
+
+// The booleans' bits, aligned loads when the values start on 16 bytes.
+template <class T, class F>
+void with_bool_bits(const T* values, const F& f) {
+  if (reinterpret_cast<std::uintptr_t>(values) % 16 == 0) {
+    f(bool_bits<T, true>{values});
+  } else {
+    f(bool_bits<T, false>{values});
   }
 }
 
@@ -233,9 +379,40 @@ KOKKOS_FORCEINLINE_FUNCTION std::uint64_t bits_to_bytes(std::uint64_t b) {
   return (b | (b << 7)) & 0x0101010101010101ull;
 }
 
-// Enqueues out[i] = bit (base + i) of `mask` for i in [0, n) (`mask` null: all true). The GPU form
-// writes one boolean per thread (coalesced bytes; the word each reads is shared by 32 neighbours);
-// the CPU form one word's 32 booleans per iteration, eight at a time.
+// The 32 booleans of `w` at `o` (any alignment).
+KOKKOS_FORCEINLINE_FUNCTION void store_32_bools(bool* o, word_type w) {
+#if defined(__SSE2__) && !defined(__CUDA_ARCH__) && !defined(__HIP_DEVICE_COMPILE__) && !defined(__SYCL_DEVICE_ONLY__)
+  // Byte k of a 16-byte vector holds bit k's byte of `w`, tested against bit k % 8.
+  const __m128i select = _mm_set_epi8(-128, 64, 32, 16, 8, 4, 2, 1, -128, 64, 32, 16, 8, 4, 2, 1);
+  const __m128i one    = _mm_set1_epi8(1);
+  for (int half = 0; half < 2; ++half) {
+    const int bits16 = static_cast<int>((w >> (16 * half)) & 0xFFFFu);
+    const __m128i x  = _mm_unpacklo_epi64(_mm_set1_epi8(static_cast<char>(bits16 & 0xFF)),
+                                          _mm_set1_epi8(static_cast<char>(bits16 >> 8)));
+    const __m128i r  = _mm_and_si128(_mm_cmpeq_epi8(_mm_and_si128(x, select), select), one);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(o + 16 * half), r);
+  }
+#else
+  for (int q = 0; q < 4; ++q) {
+    const std::uint64_t bytes = bits_to_bytes((w >> (8 * q)) & 0xFFu);
+    std::memcpy(o + 8 * q, &bytes, sizeof bytes);  // eight bools (bytes 0 / 1) at once
+  }
+#endif
+}
+
+// Bits [q, q + count) of `mask` (null: all ones) from at most two words, XORed with flip.
+KOKKOS_FORCEINLINE_FUNCTION word_type mask_bits_at(const word_type* mask, size_type q, int count, word_type flip) {
+  if (mask == nullptr) return ~flip;
+  const int shift    = static_cast<int>(q % word_bits);
+  const size_type wi = q / word_bits;
+  const bool two     = shift + count > static_cast<int>(word_bits);
+  return funnel_shift(mask[wi], two ? mask[wi + 1] : word_type{0}, shift) ^ flip;
+}
+
+// Enqueues out[i] = bit (base + i) of `mask` for i in [0, n) (`mask` null: all true). The CPU form
+// writes one word's 32 booleans per iteration, eight at a time; the GPU form 16 booleans per
+// aligned 16-byte store (a warp writes 512 consecutive bytes), in teams so that each thread
+// writes several groups.
 template <class ExecSpace>
 void enqueue_mask_to_bools(const char* fn, const ExecSpace& exec, bool* out, const word_type* mask, size_type base,
                            size_type n, bool invert = false) {
@@ -247,31 +424,57 @@ void enqueue_mask_to_bools(const char* fn, const ExecSpace& exec, bool* out, con
     Kokkos::parallel_for(label, range(exec, 0, num_words(n)), KOKKOS_LAMBDA(size_type g) {
       const size_type first = g * word_bits;
       const int count       = n - first >= word_bits ? static_cast<int>(word_bits) : static_cast<int>(n - first);
-      word_type w           = ~word_type{0};
-      if (mask != nullptr) {
-        // Bits [base + first, base + first + count) of the mask, from at most two words.
-        const size_type q   = base + first;
-        const int shift     = static_cast<int>(q % word_bits);
-        const size_type wi  = q / word_bits;
-        const bool two      = shift + count > word_bits;
-        w = funnel_shift(mask[wi], two ? mask[wi + 1] : word_type{0}, shift);
-      }
-      w ^= flip;
-      bool* o = out + first;
+      const word_type w     = mask_bits_at(mask, base + first, count, flip);
+      bool* o               = out + first;
       if (count == static_cast<int>(word_bits)) {
-        for (int q = 0; q < 4; ++q) {
-          const std::uint64_t bytes = bits_to_bytes((w >> (8 * q)) & 0xFFu);
-          std::memcpy(o + 8 * q, &bytes, sizeof bytes);  // eight bools (bytes 0 / 1) at once
-        }
+        store_32_bools(o, w);
         return;
       }
       for (int k = 0; k < count; ++k) o[k] = ((w >> k) & 1u) != 0;
     });
   } else {
-    Kokkos::parallel_for(label, range(exec, 0, n), KOKKOS_LAMBDA(size_type i) {
-      const size_type q = base + i;
-      out[i] = ((mask == nullptr ? 1u : (mask[q / word_bits] >> (q % word_bits)) & 1u) ^ (flip & 1u)) != 0;
-    });
+    // Groups of 16 booleans from the first 16-byte boundary of `out`: thread r of a team of T takes
+    // groups r, r + T, ... of its team's T x items, and the first thread also the bytes before that
+    // boundary.
+    using t                     = launch_tuning<ExecSpace>;
+    constexpr size_type per     = 16;
+    const int team_size         = runs_on_host<ExecSpace>() ? 1 : t::make_gpu_team;
+    constexpr size_type items   = t::bools_gpu_items;
+    const size_type misaligned  = static_cast<size_type>(reinterpret_cast<std::uintptr_t>(out) % per);
+    const size_type head        = misaligned == 0 ? 0 : (per - misaligned < n ? per - misaligned : n);
+    const size_type groups      = (n - head + per - 1) / per;
+    const size_type team_groups = team_size * items;
+    const size_type league      = groups == 0 ? 1 : (groups + team_groups - 1) / team_groups;
+    check_league_size(fn, league);
+    using member_type = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
+    Kokkos::parallel_for(
+        label, Kokkos::TeamPolicy<ExecSpace>(exec, static_cast<int>(league), team_size),
+        KOKKOS_LAMBDA(const member_type& team) {
+          const size_type g0 = static_cast<size_type>(team.league_rank()) * team_groups + team.team_rank();
+          if (g0 == 0) {
+            const word_type w = head == 0 ? word_type{0} : mask_bits_at(mask, base, static_cast<int>(head), flip);
+            for (size_type k = 0; k < head; ++k) out[k] = ((w >> k) & 1u) != 0;
+          }
+          for (size_type k = 0; k < items; ++k) {
+            const size_type g = g0 + k * team.team_size();
+            if (g >= groups) return;
+            const size_type first = head + g * per;
+            const int count       = n - first >= per ? static_cast<int>(per) : static_cast<int>(n - first);
+            const word_type w     = mask_bits_at(mask, base + first, count, flip);
+            bool* o               = out + first;
+            if (count == static_cast<int>(per)) {
+              const std::uint64_t lo = bits_to_bytes(w & 0xFFu), hi = bits_to_bytes((w >> 8) & 0xFFu);
+#if defined(__CUDA_ARCH__)
+              *reinterpret_cast<ulonglong2*>(o) = make_ulonglong2(lo, hi);
+#else
+              std::memcpy(o, &lo, sizeof lo);
+              std::memcpy(o + 8, &hi, sizeof hi);
+#endif
+            } else {
+              for (int b = 0; b < count; ++b) o[b] = ((w >> b) & 1u) != 0;
+            }
+          }
+        });
   }
 }
 
