@@ -45,7 +45,7 @@ struct batch_count_functor {
   // The CPU form counts a block on one thread with a loop that vectorises; the GPU form (also what
   // the emulated GPU build runs on a host space) spreads it over the team.
   static constexpr bool on_host = uses_cpu_kernels<ExecSpace>();
-  static constexpr int items    = static_cast<int>(launch_tuning<ExecSpace>::count_gpu_items);
+  static constexpr int items    = static_cast<int>(launch_tuning<ExecSpace>::batch_gpu_items);
 
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
     const size_type t = team.league_rank();
@@ -70,15 +70,27 @@ struct batch_count_functor {
         set = count_words_on_cpu(m, first, stop, b, e);
       } else {
         // Thread g reads words first + g, first + g + threads, ...: each load of a warp is one line,
-        // and the `items` loads of a thread are independent.
+        // and the `items` loads of a pass are all in flight before any is counted. Only the range's
+        // first and last words can hold bits outside it; every other word counts whole.
         const size_type stride = threads;
+        const size_type edge_lo = b / word_bits, edge_hi = (e - 1) / word_bits;
         Kokkos::parallel_reduce(
             Kokkos::TeamThreadRange(team, threads),
             [&](size_type g, size_type& acc) {
-              for (int k = 0; k < items; ++k) {
-                const size_type w = first + g + k * stride;
-                if (w < stop) acc += set_bits_in_range(m[w], w, b, e);
+              std::uint32_t part = 0;  // at most words_per_team / threads x 32 bits
+              for (size_type p0 = first + g; p0 < stop; p0 += stride * items) {
+                word_type x[items];
+                for (int k = 0; k < items; ++k) {
+                  const size_type w = p0 + k * stride;
+                  x[k]              = w < stop ? m[w] : word_type{0};
+                }
+                for (int k = 0; k < items; ++k) {
+                  const size_type w = p0 + k * stride;
+                  part += static_cast<std::uint32_t>(w == edge_lo || w == edge_hi ? set_bits_in_range(x[k], w, b, e)
+                                                                                    : popcount32(x[k]));
+                }
               }
+              acc += part;
             },
             set);
       }
@@ -99,17 +111,34 @@ struct batch_count_functor {
   }
 };
 
-// Teams sized for the longest mask: count_shape_for's, in the form the functor runs.
+// Team shape for a batch whose masks span `words[j]` words: the CPU form's is count_shape_for's
+// (for the longest mask); a GPU team reads passes of threads x batch_gpu_items words, as many
+// passes (up to batch_gpu_max_passes) as still leave batch_gpu_teams_per_sm teams per SM, so a team's
+// fixed cost (range search, reduction, count) is paid over more words where the batch is large.
 template <class ExecSpace>
-team_shape batch_count_shape(size_type words) {
+team_shape batch_count_shape(const ExecSpace& exec, const std::vector<size_type>& words) {
+  size_type longest = 1;
+  for (size_type w : words) longest = std::max(longest, w);
   if constexpr (uses_cpu_kernels<ExecSpace>()) {
-    return count_shape_for<ExecSpace>(words);
+    return count_shape_for<ExecSpace>(longest);
   } else {
-    constexpr size_type items = launch_tuning<ExecSpace>::count_gpu_items;
-    const size_type threads   = gpu_team_threads(words, items);
+    using tuning              = launch_tuning<ExecSpace>;
+    constexpr size_type items = tuning::batch_gpu_items;
+    const size_type threads   = gpu_team_threads(longest, items);
+    const size_type pass      = threads * items;
+    const size_type wanted    = runs_on_host<ExecSpace>()
+                                    ? 1
+                                    : static_cast<size_type>(device_shape_of(exec).multiprocessors) *
+                                          tuning::batch_gpu_teams_per_sm;
+    size_type passes = tuning::batch_gpu_max_passes;
+    for (; passes > 1; passes /= 2) {
+      size_type teams = 0;
+      for (size_type w : words) teams += std::max<size_type>(1, (w + pass * passes - 1) / (pass * passes));
+      if (teams >= wanted) break;
+    }
     // A host space (the emulated GPU form) runs a team's groups on its one thread.
-    return {runs_on_host<ExecSpace>() ? 1 : static_cast<int>(threads), threads, threads * items,
-            (words + threads * items - 1) / (threads * items)};
+    return {runs_on_host<ExecSpace>() ? 1 : static_cast<int>(threads), threads, pass * passes,
+            (longest + pass * passes - 1) / (pass * passes)};
   }
 }
 
@@ -135,27 +164,24 @@ Kokkos::View<size_type*, typename ExecSpace::memory_space> batch_count_call(cons
   check_batch_sizes(names, masks.size(), sizes_bits);
   check_batch_sources(names, masks, sizes_bits);
   const size_type n = static_cast<size_type>(masks.size());
-  // Size the teams for the longest mask, then give each mask as many teams as it needs (one at least,
-  // which writes its count).
-  size_type longest = 1;
+  // Each mask's words; teams are shaped for them, then each mask gets as many teams as it needs (one
+  // at least, which writes its count).
+  std::vector<size_type> mask_words(masks.size(), 0);
   for (std::size_t j = 0; j < masks.size(); ++j) {
     const source_mask m = masks[j];
-    if (m.words != nullptr && sizes_bits[j] > 0)
-      longest = std::max(longest, num_words(m.begin_bit % word_bits + sizes_bits[j]));
+    const size_type b = m.begin_bit, e = m.begin_bit + sizes_bits[j];
+    mask_words[j]     = m.words != nullptr && e > b ? (e - 1) / word_bits + 1 - b / word_bits : 0;
   }
-  const team_shape shape  = batch_count_shape<ExecSpace>(longest);
+  const team_shape shape = batch_count_shape(exec, mask_words);
   constexpr std::size_t per_range = sizeof(batch_range) / sizeof(std::uint64_t);
   static_assert(sizeof(batch_range) % sizeof(std::uint64_t) == 0, "kmask: batch_range layout");
   const std::size_t at_teams = per_range * masks.size(), at_scratch = at_teams + masks.size() + 1;
   const std::size_t words    = at_scratch + 2 * masks.size();
   // Teams first: the league is checked before the lease is taken or the counts allocated.
   std::vector<size_type> first_team(masks.size() + 1, 0);
-  for (std::size_t j = 0; j < masks.size(); ++j) {
-    const source_mask m = masks[j];
-    const size_type b = m.begin_bit, e = m.begin_bit + sizes_bits[j];
-    const size_type w = m.words != nullptr && e > b ? (e - 1) / word_bits + 1 - b / word_bits : 0;
-    first_team[j + 1] = first_team[j] + std::max<size_type>(1, (w + shape.words_per_team - 1) / shape.words_per_team);
-  }
+  for (std::size_t j = 0; j < masks.size(); ++j)
+    first_team[j + 1] =
+        first_team[j] + std::max<size_type>(1, (mask_words[j] + shape.words_per_team - 1) / shape.words_per_team);
   check_league_size(names.fn, first_team[masks.size()]);
   Kokkos::View<size_type*, memory_space> counts(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, pre + "counts"),
                                                 static_cast<std::size_t>(n));
