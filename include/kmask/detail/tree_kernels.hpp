@@ -118,7 +118,7 @@ struct tree_gpu_functor {
   static constexpr size_type run_words         = warp_lanes * items;
   static_assert(batch >= 1 && batch <= tree_parent_in_memory, "kmask: tree_tuning::gpu_batch is the slot code's range");
   static_assert(batch <= 4 && items * warp_lanes * word_bits < 65536,
-                "kmask: a batch's null counts travel as 16-bit fields of one 64-bit lane reduction");
+                "kmask: a batch's set-bit counts travel as 16-bit fields of one 64-bit lane reduction");
   tree_args<ExecSpace> a;
   tree_layout t;
   size_type runs;    // runs of run_words words, one warp's share of every node
@@ -134,83 +134,98 @@ struct tree_gpu_functor {
   }
 
   // Positions [i0, i0 + m) of the order (m <= batch) over the run starting at word w0: every load of
-  // the batch (the nodes' words, then the parents' words read back from memory) before any store.
+  // the batch (the nodes' words, then the parent words read back from memory) before any store.
+  // Full: the run ends before the mask's last word, so no word needs a bounds check or a tail mask
+  // (and a shifted source's next word exists). Everything a lane needs is local to its body: arrays
+  // captured by reference would live in local memory.
+  template <bool Full>
   KOKKOS_FORCEINLINE_FUNCTION void walk_batch(const member_type& team, const scratch_view& counts, size_type w0,
                                               size_type i0, int m) const {
-    const size_type bits = a.size_bits, words = a.words;
-    size_type node[batch];
-    const word_type* first[batch];
-    size_type last[batch];
-    int shift[batch];
-    word_type flip[batch];
-    word_type* out[batch];
-    const word_type* up[batch];
-    int slot[batch];
-    bool fresh_up[batch];  // this position's parent words are read (not those of the position before)
-    for (int b = 0; b < batch; ++b) {
-      const bool live = b < m;
-      const size_type i = i0 + (live ? b : 0);
-      node[b]           = t.order[i];
-      const positioned_source ps(a.sources(node[b]), bits);
-      first[b] = ps.first;
-      last[b]  = ps.last;
-      shift[b] = live ? ps.shift : 0;
-      flip[b]  = ps.flip;
-      out[b]   = a.destinations.row(node[b]);
-      slot[b]  = live ? static_cast<int>(t.parent_slot[i]) : tree_no_parent;
-      up[b]    = slot[b] == tree_parent_in_memory ? a.destinations.row(t.parent_of[i]) : nullptr;
-      fresh_up[b] = slot[b] == tree_parent_in_memory && !(b > 0 && slot[b - 1] == tree_parent_in_memory && up[b] == up[b - 1]);
-    }
     std::uint64_t packed = 0;
     Kokkos::parallel_reduce(
         Kokkos::ThreadVectorRange(team, static_cast<int>(warp_lanes)),
-        [&](int lane, std::uint64_t& acc) {
-          word_type v[batch][items];
-          word_type u[batch][items];
-          for (int b = 0; b < batch; ++b)
-            for (int i = 0; i < items; ++i) {
-              const size_type w = w0 + i * warp_lanes + lane;
-              v[b][i]           = b < m && w < words ? first[b][w] : word_type{0};
-            }
-          for (int b = 0; b < batch; ++b)
-            if (shift[b] != 0)
-              for (int i = 0; i < items; ++i) {
-                const size_type w = w0 + i * warp_lanes + lane;
-                const word_type hi = w < words && w + 1 <= last[b] ? first[b][w + 1] : word_type{0};
-                v[b][i]            = funnel_shift(v[b][i], hi, shift[b]);
-              }
-          for (int b = 0; b < batch; ++b)
-            for (int i = 0; i < items; ++i) {
-              const size_type w = w0 + i * warp_lanes + lane;
-              if (fresh_up[b])
-                u[b][i] = w < words ? up[b][w] : word_type{0};
-              else
-                u[b][i] = b > 0 ? u[b > 0 ? b - 1 : 0][i] : ~word_type{0};
-            }
-          for (int b = 0; b < batch; ++b) {
-            if (b >= m) break;
-            size_type nulls = 0;
-            for (int i = 0; i < items; ++i) {
-              const size_type w = w0 + i * warp_lanes + lane;
-              word_type word    = v[b][i] ^ flip[b];
-              if (slot[b] == tree_parent_in_memory) word &= u[b][i];
-              // A parent earlier in this batch: its new word is still in registers.
-              for (int p = 0; p < b; ++p)
-                if (slot[b] == p) word &= v[p][i];
-              word &= w < words ? valid_bits_of_word(w, bits) : word_type{0};
-              v[b][i] = word;
-              if (w < words) {
-                out[b][w] = word;
-                nulls += nulls_in_word(word, w, bits);
-              }
-            }
-            acc += static_cast<std::uint64_t>(nulls) << (16 * b);
-          }
-        },
-        packed);
+        [=](int lane, std::uint64_t& acc) { acc += lane_batch<Full>(lane, w0, i0, m); }, packed);
+    // Valid bits of the run's words of each node: all its words, less those past size_bits.
+    const size_type left     = a.words - w0;
+    const size_type run_bits = left <= run_words ? a.size_bits - w0 * word_bits : size_type{run_words * word_bits};
     Kokkos::single(Kokkos::PerThread(team), [&]() {
-      for (int b = 0; b < m; ++b) add_count(counts, node[b], static_cast<size_type>((packed >> (16 * b)) & 0xffff));
+      for (int b = 0; b < m; ++b)
+        add_count(counts, t.order[i0 + b], run_bits - static_cast<size_type>((packed >> (16 * b)) & 0xffff));
     });
+  }
+
+  // Lane `lane`'s share of walk_batch: its words o = lane, lane + 32, ... of the run; returns their
+  // set bits, node b's in bits [16 b, 16 b + 16).
+  template <bool Full>
+  KOKKOS_FORCEINLINE_FUNCTION std::uint64_t lane_batch(int lane, size_type w0, size_type i0, int m) const {
+    const word_type* first[batch];
+    word_type* out[batch];
+    int shift[batch], slot[batch];
+    // The parent in memory of the batch's first node that has one: its words are loaded with the
+    // batch's (a depth-first batch rarely has two, and another one is read when it is needed).
+    const word_type* up = nullptr;
+    for (int b = 0; b < batch; ++b) {
+      const bool live   = b < m;
+      const size_type i = i0 + (live ? b : 0);
+      const size_type k = t.order[i];
+      const positioned_source ps(a.sources(k), a.size_bits);
+      first[b] = ps.first + w0;
+      shift[b] = live ? ps.shift : 0;
+      out[b]   = a.destinations.row(k) + w0;
+      slot[b]  = live ? static_cast<int>(t.parent_slot[i]) : tree_no_parent;
+      if (up == nullptr && slot[b] == tree_parent_in_memory) up = a.destinations.row(t.parent_of[i]) + w0;
+    }
+    // Words [0, lim) of the run (relative to w0) exist; word lim - 1 is the mask's last if lim <= run_words.
+    const size_type left = a.words - w0;
+    const int lim        = Full ? static_cast<int>(run_words) : static_cast<int>(left < run_words ? left : run_words);
+    word_type v[batch][items];
+    word_type u[items];
+    for (int b = 0; b < batch; ++b)
+      for (int i = 0; i < items; ++i) {
+        const int o = i * static_cast<int>(warp_lanes) + lane;
+        v[b][i]     = b < m && (Full || o < lim) ? first[b][o] : word_type{0};
+      }
+    for (int b = 0; b < batch; ++b)
+      if (shift[b] != 0) {
+        // A shifted source's next word exists up to its last one, (shift + size_bits - 1) / 32.
+        const size_type after = (shift[b] + a.size_bits - 1) / word_bits + 1 - w0;
+        const int next_lim    = Full ? static_cast<int>(run_words) + 1
+                                     : static_cast<int>(after < run_words + 1 ? after : run_words + 1);
+        for (int i = 0; i < items; ++i) {
+          const int o        = i * static_cast<int>(warp_lanes) + lane;
+          const word_type hi = Full || o + 1 < next_lim ? first[b][o + 1] : word_type{0};
+          v[b][i]            = funnel_shift(v[b][i], hi, shift[b]);
+        }
+      }
+    for (int i = 0; i < items; ++i) {
+      const int o = i * static_cast<int>(warp_lanes) + lane;
+      u[i]        = up != nullptr && (Full || o < lim) ? up[o] : word_type{0};
+    }
+    const word_type tail = Full ? ~word_type{0} : valid_bits_of_word(a.words - 1, a.size_bits);
+    std::uint64_t sets = 0;
+    for (int b = 0; b < batch; ++b) {
+      if (b >= m) break;
+      int set = 0;
+      for (int i = 0; i < items; ++i) {
+        const int o    = i * static_cast<int>(warp_lanes) + lane;
+        word_type word = v[b][i];
+        if (slot[b] == tree_parent_in_memory) {
+          const word_type* mine = a.destinations.row(t.parent_of[i0 + b]) + w0;
+          word &= mine == up ? u[i] : Full || o < lim ? mine[o] : word_type{0};
+        }
+        // A parent earlier in this batch: its new word is still in registers.
+        for (int p = 0; p < b; ++p)
+          if (slot[b] == p) word &= v[p][i];
+        if (!Full && o == lim - 1 && left <= run_words) word &= tail;
+        v[b][i] = word;
+        if (Full || o < lim) {
+          out[b][o] = word;
+          set += popcount32(word);
+        }
+      }
+      sets += static_cast<std::uint64_t>(set) << (16 * b);
+    }
+    return sets;
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
@@ -225,9 +240,17 @@ struct tree_gpu_functor {
     }
     const size_type warps = league * static_cast<size_type>(rows);
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, rows), [&](int row) {
-      for (size_type r = static_cast<size_type>(team.league_rank()) * rows + row; r < runs; r += warps)
-        for (size_type i0 = 0; i0 < n; i0 += batch)
-          walk_batch(team, counts, r * run_words, i0, n - i0 < batch ? static_cast<int>(n - i0) : batch);
+      for (size_type r = static_cast<size_type>(team.league_rank()) * rows + row; r < runs; r += warps) {
+        const size_type w0 = r * run_words;
+        const bool full    = w0 + run_words < a.words;
+        for (size_type i0 = 0; i0 < n; i0 += batch) {
+          const int m = n - i0 < batch ? static_cast<int>(n - i0) : batch;
+          if (full)
+            walk_batch<true>(team, counts, w0, i0, m);
+          else
+            walk_batch<false>(team, counts, w0, i0, m);
+        }
+      }
     });
     team.team_barrier();
     // One ticket per team: the team that takes the last one moves every node's total into null_counts

@@ -22,7 +22,7 @@ struct tree_tuning {
   static constexpr int gpu_rows = 8;
   // Teams resident per SM that LaunchBounds asks for (64 registers a thread); the grid is this many
   // per SM, each warp walking runs in turn, so no wave is left half full.
-  static constexpr int gpu_min_teams_per_sm = 4;
+  static constexpr int gpu_min_teams_per_sm = 3;
   // Forests of at most this many nodes count in team scratch (8 bytes a node); larger ones add each
   // warp's counts to memory directly.
   static constexpr size_type gpu_team_count_nodes = 2048;
