@@ -2,7 +2,8 @@
 # Session 9, superimpose_nulls_tree and batch_count on the device machine, from a folder holding
 # copies of the binaries (the device tool sends the session's checkout, not a helper's worktree):
 #   cuda-bench, host-bench (kmask_benchmarks of build/cuda and build/host), cuda-ut
-#   (kmask_unit_tests_cuda), libs (build/device-libs), and this script.
+#   (kmask_unit_tests_cuda), libs (build/device-libs), tuning variants bench-v* (built with
+#   KMASK_TUNING_OVERRIDE_HEADER), and this script.
 # Benchmarks of both calls (CUDA, then host OpenMP on 16 cores), the whole CUDA unit-test suite,
 # ncu on the two kernels, then memcheck and racecheck on the calls' tests. Results under $OUT.
 set -uo pipefail
@@ -22,6 +23,10 @@ bench() {  # BINARY NAME
 }
 nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,temperature.gpu,utilization.gpu --format=csv,noheader | tee -a "$log"
 bench ./cuda-bench cuda-new
+# Tuning variants of the tree's GPU form (bench-vIT: gpu_items I, gpu_min_teams_per_sm T), tree cells only.
+for v in bench-v*; do
+  [ -x "$v" ] && filter='superimpose_nulls_tree/' bench "./$v" "cuda-${v#bench-}"
+done
 bench ./host-bench host-new
 ./cuda-ut --gtest_brief=1 >/tmp/ut.log 2>&1
 echo "unit tests (all) rc $?" | tee -a "$log"; tail -4 /tmp/ut.log | tee -a "$log"

@@ -615,9 +615,9 @@ TEST(TEST_CATEGORY, batch_count_is_one_labelled_launch) {
       if (e.kind == pl::event::region) regions.push_back(e.name);
     }
     EXPECT_EQ(kernels, std::vector<std::string>{std::string(fn) + "::words"});
-    // A device call takes its counts from a pool its first call filled (kmask::detail::counts_pool);
-    // a host call allocates them.
-    if (kmask::detail::runs_on_host<TEST_EXECSPACE>())
+    // A GPU-form call takes its counts from a pool its first call filled (kmask::detail::counts_pool);
+    // a CPU-form call allocates them.
+    if (!kmask::detail::counts_pooled<TEST_EXECSPACE>())
       EXPECT_EQ(allocations, std::vector<std::string>{std::string(fn) + "::counts"});
     else
       EXPECT_EQ(allocations, std::vector<std::string>{});

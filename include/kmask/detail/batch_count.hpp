@@ -19,6 +19,7 @@
 #include <cstring>
 #include <mutex>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace kmask {
@@ -201,13 +202,33 @@ team_shape batch_count_shape(const ExecSpace& exec, const std::vector<size_type>
   }
 }
 
+// Whether batch_count's counts come from counts_pool: a GPU form on a space whose queue is known
+// (CUDA: the instance's stream, the default one included) or that runs synchronously (the GPU form
+// emulated on a host space). Other GPU backends, whose instances share one identity here, and the
+// CPU forms allocate per call.
+template <class ExecSpace>
+constexpr bool counts_pooled() {
+  if constexpr (uses_cpu_kernels<ExecSpace>()) {
+    return false;
+  } else if constexpr (runs_on_host<ExecSpace>()) {
+    return true;
+  } else {
+#if defined(KOKKOS_ENABLE_CUDA)
+    return std::is_same<ExecSpace, Kokkos::Cuda>::value;
+#else
+    return false;
+#endif
+  }
+}
+
 // Where batch_count's counts live on a device: slices of arenas this pool keeps, so a call costs
 // no allocation (a device allocation and its free, which synchronises the device, were most of a
 // call's time below 2^27 bits). A returned view is a subview: it keeps its arena alive. An arena
 // serves one queue, in order, so a kernel writing a slice runs after every earlier use of it; its
 // slices are handed out again only once no view of the arena is left (use_count). Past
 // batch_counts_arenas queues, or for more counts than an arena holds, a call allocates its own.
-// Host spaces always allocate their own (a host allocation costs well under a microsecond).
+// Spaces counts_pooled() leaves out allocate their own (a host allocation costs well under a
+// microsecond).
 template <class ExecSpace>
 class counts_pool {
  public:
@@ -216,7 +237,7 @@ class counts_pool {
   static view take(const ExecSpace& exec, size_type n, const std::string& label) {
     using tuning               = launch_tuning<ExecSpace>;
     const std::uintptr_t queue = queue_identity(exec);
-    if (runs_on_host<ExecSpace>() || queue == 0 || n > tuning::batch_counts_arena)
+    if (!counts_pooled<ExecSpace>() || n > tuning::batch_counts_arena)
       return view(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, label), static_cast<std::size_t>(n));
     counts_pool& p = instance();
     std::lock_guard<std::mutex> lock(p.mutex_);

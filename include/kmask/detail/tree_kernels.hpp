@@ -3,7 +3,7 @@
 
 // superimpose_nulls_tree()'s kernels. Node k's word w becomes (its source word w) AND (its
 // parent's NEW word w), the parent's new word being already the AND of the parent and all its
-// ancestors. So every word index is worked by one owner (a CPU iteration, or a GPU team) that
+// ancestors. So every word index is worked by one owner (a CPU iteration, or a GPU warp) that
 // visits the nodes parents first, and reads a parent's new word from the parent's mask, which
 // that owner itself has just written:
 //  - no node is read by another owner: a node's source is read only at the words its owner

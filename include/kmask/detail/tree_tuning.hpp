@@ -14,15 +14,17 @@ namespace detail {
 template <class ExecSpace, class = void>
 struct tree_tuning {
   // GPU form: words per lane of one node in a warp's run (32 x gpu_items words): with gpu_batch
-  // nodes of loads issued together, 16 loads in flight per lane at ~64 registers.
+  // nodes of loads issued together, 16 loads in flight per lane (2 per lane ran slower from 2^24
+  // rows up, perf_tests/results/h200/session9/tree_batch_count.md).
   static constexpr int gpu_items = 4;
   // Nodes whose loads a warp issues together (at most 4: their null counts share one reduction).
   static constexpr int gpu_batch = 4;
   // Warps of a GPU team: 256 threads, what LaunchBounds sizes the registers for.
   static constexpr int gpu_rows = 8;
-  // Teams resident per SM that LaunchBounds asks for (64 registers a thread); the grid is this many
-  // per SM, each warp walking runs in turn, so no wave is left half full.
-  static constexpr int gpu_min_teams_per_sm = 3;
+  // Teams resident per SM that LaunchBounds asks for: 4 (64 registers, some spilled) ran faster
+  // than 3 (80) or 2 (116) from 2^24 rows up; the grid is this many per SM, each warp walking runs
+  // in turn, so at 2^24 rows the whole forest is one wave.
+  static constexpr int gpu_min_teams_per_sm = 4;
   // Forests of at most this many nodes count in team scratch (8 bytes a node); larger ones add each
   // warp's counts to memory directly.
   static constexpr size_type gpu_team_count_nodes = 2048;
