@@ -6,7 +6,8 @@
 // of a deep_copy of the same masks (bytes read = bytes written = the masks' bytes) over ours;
 // vs_copy_same_total compares with a deep_copy of the masks' bytes in all (half read, half
 // written), the convention of the count_set_bits cells. loop_speedup is the time of the
-// M count_unset_bits calls (one synchronisation each) the batch replaces, over ours.
+// M count_unset_bits calls (one synchronisation each) the batch replaces, over ours. alloc_us and
+// upload_us: the fixed parts of a call (its counts' allocation, its descriptors' upload) timed alone.
 //
 // segmented_binop/inplace/and_not/...: the cell of bench_segmented_binop.cpp with every other source
 // of each segment inverted (source_mask::invert), through a plan; vs_copy as there, vs_plain is the
@@ -56,6 +57,14 @@ void run_batch_count(benchmark::State& state, batch_case c) {
   state.counters["median_us"]          = ours * 1e6;
   state.counters["vs_copy"]            = same_bytes_copy_time(exec, static_cast<size_type>(2 * bytes)) / ours;
   state.counters["vs_copy_same_total"] = same_bytes_copy_time(exec, static_cast<size_type>(bytes)) / ours;
+  // What the call's fixed parts cost alone, in the same run: allocating (and freeing) a counts view
+  // like the one it returns, and uploading descriptors of its size (5 words a mask).
+  state.counters["alloc_us"] = 1e6 * time_median(exec, [&] {
+    Kokkos::View<size_type*, memory_space> v(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "bench::counts"),
+                                             c.masks);
+    benchmark::DoNotOptimize(v.data());
+  });
+  state.counters["upload_us"]    = 1e6 * descriptor_upload_time(exec, static_cast<std::size_t>(5 * c.masks + 1));
   state.counters["loop_speedup"] = time_median(exec, [&] {
                                      for (size_type j = 0; j < c.masks; ++j)
                                        benchmark::DoNotOptimize(

@@ -164,6 +164,20 @@ TEST(TEST_CATEGORY, superimpose_tree_wide_deep_and_forests) {
   ASSERT_TRUE(tree::run_and_check<TEST_EXECSPACE>(tree::forest{}));
 }
 
+TEST(TEST_CATEGORY, superimpose_tree_more_nodes_than_team_counters) {
+  // Past tree_tuning::gpu_team_count_nodes the GPU form adds each warp's counts to memory instead
+  // of gathering them in team scratch; wide and deep forests, sliced nodes, one and many runs.
+  const auto seed = base_seed() + 1609;
+  SCOPED_TRACE(seed_note(seed));
+  std::mt19937_64 rng(seed);
+  const size_type nodes = kmask::detail::tree_tuning<TEST_EXECSPACE>::gpu_team_count_nodes + 1 +
+                          static_cast<size_type>(rng() % 100);
+  for (size_type bits : {33, 5000}) {
+    const auto f = tree::random_forest(rng, nodes, 6, bits, 1, 4);
+    ASSERT_TRUE(tree::run_and_check<TEST_EXECSPACE>(f)) << nodes << " nodes, size_bits " << bits;
+  }
+}
+
 TEST(TEST_CATEGORY, superimpose_tree_pointer_and_default_space_forms) {
   const auto seed = base_seed() + 1604;
   SCOPED_TRACE(seed_note(seed));

@@ -16,7 +16,10 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
+#include <mutex>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace kmask {
@@ -32,6 +35,52 @@ struct batch_range {
   size_type negate;
 };
 
+#if (defined(__x86_64__) || defined(_M_X64)) && (defined(__GNUC__) || defined(__clang__))
+#define KMASK_HOST_POPCNT 1
+// Set bits of words [lo, hi) of `m` with the popcnt instruction, 64 bits at a time and four sums
+// apart (its latency is 3 cycles, its throughput one a cycle). Compiled for popcnt whatever the
+// build targets; called only where the processor has it (host_has_popcnt).
+__attribute__((target("popcnt"))) inline size_type popcnt_words(const word_type* m, size_type lo, size_type hi) {
+  std::uint64_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  size_type w = lo;
+  for (; w + 8 <= hi; w += 8) {
+    std::uint64_t x[4];
+    std::memcpy(x, m + w, sizeof(x));
+    s0 += static_cast<std::uint64_t>(__builtin_popcountll(x[0]));
+    s1 += static_cast<std::uint64_t>(__builtin_popcountll(x[1]));
+    s2 += static_cast<std::uint64_t>(__builtin_popcountll(x[2]));
+    s3 += static_cast<std::uint64_t>(__builtin_popcountll(x[3]));
+  }
+  for (; w < hi; ++w) s0 += static_cast<std::uint64_t>(__builtin_popcount(m[w]));
+  return static_cast<size_type>(s0 + s1 + s2 + s3);
+}
+inline bool host_has_popcnt() {
+  static const bool yes = __builtin_cpu_supports("popcnt");
+  return yes;
+}
+#endif
+
+// Set bits of words [first, stop) of `m` inside bits [begin, end) on one host thread: with popcnt
+// where the processor has it (x86-64's baseline has none, and the shift-and-add count that
+// replaces it is several times slower), else count_words_on_cpu.
+KOKKOS_INLINE_FUNCTION size_type batch_count_on_cpu(const word_type* m, size_type first, size_type stop,
+                                                    size_type begin, size_type end) {
+#if defined(KMASK_HOST_POPCNT) && !defined(__CUDA_ARCH__) && !defined(__HIP_DEVICE_COMPILE__) && \
+    !defined(__SYCL_DEVICE_ONLY__)
+  if (host_has_popcnt()) {
+    const size_type inside_lo = (begin + word_bits - 1) / word_bits, inside_hi = end / word_bits;
+    const size_type lo = first > inside_lo ? first : inside_lo;
+    const size_type hi = stop < inside_hi ? stop : inside_hi;
+    if (lo >= hi) return count_words_on_cpu(m, first, stop, begin, end);
+    size_type set = popcnt_words(m, lo, hi);
+    for (size_type w = first; w < lo; ++w) set += set_bits_in_range(m[w], w, begin, end);
+    for (size_type w = hi; w < stop; ++w) set += set_bits_in_range(m[w], w, begin, end);
+    return set;
+  }
+#endif
+  return count_words_on_cpu(m, first, stop, begin, end);
+}
+
 template <class ExecSpace>
 struct batch_count_functor {
   using member_type = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
@@ -45,7 +94,7 @@ struct batch_count_functor {
   // The CPU form counts a block on one thread with a loop that vectorises; the GPU form (also what
   // the emulated GPU build runs on a host space) spreads it over the team.
   static constexpr bool on_host = uses_cpu_kernels<ExecSpace>();
-  static constexpr int items    = static_cast<int>(launch_tuning<ExecSpace>::count_gpu_items);
+  static constexpr int items    = static_cast<int>(launch_tuning<ExecSpace>::batch_gpu_items);
 
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
     const size_type t = team.league_rank();
@@ -67,18 +116,39 @@ struct batch_count_functor {
       const word_type* m    = range.words;
       const size_type b = range.begin, e = range.end;
       if constexpr (on_host) {
-        set = count_words_on_cpu(m, first, stop, b, e);
+        set = batch_count_on_cpu(m, first, stop, b, e);
       } else {
         // Thread g reads words first + g, first + g + threads, ...: each load of a warp is one line,
-        // and the `items` loads of a thread are independent.
-        const size_type stride = threads;
+        // and the `items` loads of a pass are all in flight before any is counted. Offsets from
+        // `first` fit an int (a team reads at most words_per_team words). Only the range's first and
+        // last words can hold bits outside it: their masks, at their offsets (-1: not this team's).
+        const word_type* base = m + first;
+        const int n           = static_cast<int>(stop - first);
+        const int stride      = static_cast<int>(threads);
+        const size_type lo_w = b / word_bits, hi_w = (e - 1) / word_bits;
+        const int lo_at      = lo_w >= first && lo_w < stop ? static_cast<int>(lo_w - first) : -1;
+        const int hi_at      = hi_w >= first && hi_w < stop ? static_cast<int>(hi_w - first) : -1;
+        const word_type lo_mask = ~word_type{0} << (b % word_bits);
+        const word_type hi_mask = e % word_bits == 0 ? ~word_type{0} : (word_type{1} << (e % word_bits)) - 1;
         Kokkos::parallel_reduce(
             Kokkos::TeamThreadRange(team, threads),
-            [&](size_type g, size_type& acc) {
-              for (int k = 0; k < items; ++k) {
-                const size_type w = first + g + k * stride;
-                if (w < stop) acc += set_bits_in_range(m[w], w, b, e);
+            [=](size_type g, size_type& acc) {
+              int part = 0;  // at most words_per_team / threads x 32 bits
+              for (int p0 = static_cast<int>(g); p0 < n; p0 += stride * items) {
+                word_type x[items];
+                for (int k = 0; k < items; ++k) {
+                  const int o = p0 + k * stride;
+                  x[k]        = o < n ? base[o] : word_type{0};
+                }
+                for (int k = 0; k < items; ++k) {
+                  const int o = p0 + k * stride;
+                  word_type w = x[k];
+                  if (o == lo_at) w &= lo_mask;
+                  if (o == hi_at) w &= hi_mask;
+                  part += popcount32(w);
+                }
               }
+              acc += part;
             },
             set);
       }
@@ -99,19 +169,125 @@ struct batch_count_functor {
   }
 };
 
-// Teams sized for the longest mask: count_shape_for's, in the form the functor runs.
+// Team shape for a batch whose masks span `words[j]` words: a CPU team is one thread's run of
+// batch_cpu_chunk_words words; a GPU team reads passes of threads x batch_gpu_items words, as many
+// passes (up to batch_gpu_max_passes) as still leave batch_gpu_teams_per_sm teams per SM, so a team's
+// fixed cost (range search, reduction, count) is paid over more words where the batch is large.
 template <class ExecSpace>
-team_shape batch_count_shape(size_type words) {
+team_shape batch_count_shape(const ExecSpace& exec, const std::vector<size_type>& words) {
+  size_type longest = 1;
+  for (size_type w : words) longest = std::max(longest, w);
   if constexpr (uses_cpu_kernels<ExecSpace>()) {
-    return count_shape_for<ExecSpace>(words);
+    // One host thread's run: batch_cpu_chunk_words, or the longest mask if shorter.
+    const size_type chunk = std::min<size_type>(launch_tuning<ExecSpace>::batch_cpu_chunk_words, longest);
+    return {1, chunk, chunk, (longest + chunk - 1) / chunk};
   } else {
-    constexpr size_type items = launch_tuning<ExecSpace>::count_gpu_items;
-    const size_type threads   = gpu_team_threads(words, items);
+    using tuning              = launch_tuning<ExecSpace>;
+    constexpr size_type items = tuning::batch_gpu_items;
+    const size_type threads   = gpu_team_threads(longest, items);
+    const size_type pass      = threads * items;
+    const size_type wanted    = runs_on_host<ExecSpace>()
+                                    ? 1
+                                    : static_cast<size_type>(device_shape_of(exec).multiprocessors) *
+                                          tuning::batch_gpu_teams_per_sm;
+    size_type passes = tuning::batch_gpu_max_passes;
+    for (; passes > 1; passes /= 2) {
+      size_type teams = 0;
+      for (size_type w : words) teams += std::max<size_type>(1, (w + pass * passes - 1) / (pass * passes));
+      if (teams >= wanted) break;
+    }
     // A host space (the emulated GPU form) runs a team's groups on its one thread.
-    return {runs_on_host<ExecSpace>() ? 1 : static_cast<int>(threads), threads, threads * items,
-            (words + threads * items - 1) / (threads * items)};
+    return {runs_on_host<ExecSpace>() ? 1 : static_cast<int>(threads), threads, pass * passes,
+            (longest + pass * passes - 1) / (pass * passes)};
   }
 }
+
+// Whether batch_count's counts come from counts_pool: a GPU form on a space whose queue is known
+// (CUDA: the instance's stream, the default one included) or that runs synchronously (the GPU form
+// emulated on a host space). Other GPU backends, whose instances share one identity here, and the
+// CPU forms allocate per call.
+template <class ExecSpace>
+constexpr bool counts_pooled() {
+  if constexpr (uses_cpu_kernels<ExecSpace>()) {
+    return false;
+  } else if constexpr (runs_on_host<ExecSpace>()) {
+    return true;
+  } else {
+#if defined(KOKKOS_ENABLE_CUDA)
+    return std::is_same<ExecSpace, Kokkos::Cuda>::value;
+#else
+    return false;
+#endif
+  }
+}
+
+// Where batch_count's counts live on a device: slices of arenas this pool keeps, so a call costs
+// no allocation (a device allocation and its free, which synchronises the device, were most of a
+// call's time below 2^27 bits). A returned view is a subview: it keeps its arena alive. An arena
+// serves one queue, in order, so a kernel writing a slice runs after every earlier use of it; its
+// slices are handed out again only once no view of the arena is left (use_count). Past
+// batch_counts_arenas queues, or for more counts than an arena holds, a call allocates its own.
+// Spaces counts_pooled() leaves out allocate their own (a host allocation costs well under a
+// microsecond).
+template <class ExecSpace>
+class counts_pool {
+ public:
+  using view = Kokkos::View<size_type*, typename ExecSpace::memory_space>;
+
+  static view take(const ExecSpace& exec, size_type n, const std::string& label) {
+    using tuning               = launch_tuning<ExecSpace>;
+    const std::uintptr_t queue = queue_identity(exec);
+    if (!counts_pooled<ExecSpace>() || n > tuning::batch_counts_arena)
+      return view(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, label), static_cast<std::size_t>(n));
+    counts_pool& p = instance();
+    std::lock_guard<std::mutex> lock(p.mutex_);
+    p.hook_finalize();
+    arena* pick = nullptr;
+    for (auto& a : p.arenas_) {
+      if (a.queue != queue) continue;
+      if (a.used + n > tuning::batch_counts_arena && a.data.use_count() == 1) a.used = 0;
+      if (a.used + n <= tuning::batch_counts_arena) {
+        pick = &a;
+        break;
+      }
+    }
+    if (pick == nullptr) {
+      if (p.arenas_.size() >= tuning::batch_counts_arenas)
+        return view(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, label), static_cast<std::size_t>(n));
+      p.arenas_.push_back(
+          arena{view(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, label), tuning::batch_counts_arena), 0, queue});
+      pick = &p.arenas_.back();
+    }
+    const std::size_t at = static_cast<std::size_t>(pick->used);
+    pick->used += n;
+    return Kokkos::subview(pick->data, Kokkos::pair<std::size_t, std::size_t>(at, at + static_cast<std::size_t>(n)));
+  }
+
+ private:
+  struct arena {
+    view data;
+    size_type used;
+    std::uintptr_t queue;
+  };
+  static counts_pool& instance() {
+    static counts_pool p;
+    return p;
+  }
+  // Views must not outlive Kokkos: the arenas go at finalize (views still held keep theirs).
+  void hook_finalize() {
+    if (hooked_) return;
+    hooked_ = true;
+    Kokkos::push_finalize_hook([] {
+      counts_pool& q = instance();
+      std::lock_guard<std::mutex> lock(q.mutex_);
+      q.arenas_.clear();
+      q.hooked_ = false;
+    });
+  }
+  std::mutex mutex_;
+  std::vector<arena> arenas_;
+  bool hooked_ = false;
+};
 
 // Checks mask j of a batch (its size already checked) and throws the message naming it.
 template <class Sources>
@@ -135,30 +311,26 @@ Kokkos::View<size_type*, typename ExecSpace::memory_space> batch_count_call(cons
   check_batch_sizes(names, masks.size(), sizes_bits);
   check_batch_sources(names, masks, sizes_bits);
   const size_type n = static_cast<size_type>(masks.size());
-  // Size the teams for the longest mask, then give each mask as many teams as it needs (one at least,
-  // which writes its count).
-  size_type longest = 1;
+  // Each mask's words; teams are shaped for them, then each mask gets as many teams as it needs (one
+  // at least, which writes its count).
+  std::vector<size_type> mask_words(masks.size(), 0);
   for (std::size_t j = 0; j < masks.size(); ++j) {
     const source_mask m = masks[j];
-    if (m.words != nullptr && sizes_bits[j] > 0)
-      longest = std::max(longest, num_words(m.begin_bit % word_bits + sizes_bits[j]));
+    const size_type b = m.begin_bit, e = m.begin_bit + sizes_bits[j];
+    mask_words[j]     = m.words != nullptr && e > b ? (e - 1) / word_bits + 1 - b / word_bits : 0;
   }
-  const team_shape shape  = batch_count_shape<ExecSpace>(longest);
+  const team_shape shape = batch_count_shape(exec, mask_words);
   constexpr std::size_t per_range = sizeof(batch_range) / sizeof(std::uint64_t);
   static_assert(sizeof(batch_range) % sizeof(std::uint64_t) == 0, "kmask: batch_range layout");
   const std::size_t at_teams = per_range * masks.size(), at_scratch = at_teams + masks.size() + 1;
   const std::size_t words    = at_scratch + 2 * masks.size();
   // Teams first: the league is checked before the lease is taken or the counts allocated.
   std::vector<size_type> first_team(masks.size() + 1, 0);
-  for (std::size_t j = 0; j < masks.size(); ++j) {
-    const source_mask m = masks[j];
-    const size_type b = m.begin_bit, e = m.begin_bit + sizes_bits[j];
-    const size_type w = m.words != nullptr && e > b ? (e - 1) / word_bits + 1 - b / word_bits : 0;
-    first_team[j + 1] = first_team[j] + std::max<size_type>(1, (w + shape.words_per_team - 1) / shape.words_per_team);
-  }
+  for (std::size_t j = 0; j < masks.size(); ++j)
+    first_team[j + 1] =
+        first_team[j] + std::max<size_type>(1, (mask_words[j] + shape.words_per_team - 1) / shape.words_per_team);
   check_league_size(names.fn, first_team[masks.size()]);
-  Kokkos::View<size_type*, memory_space> counts(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, pre + "counts"),
-                                                static_cast<std::size_t>(n));
+  const Kokkos::View<size_type*, memory_space> counts = counts_pool<ExecSpace>::take(exec, n, pre + "counts");
   if (n == 0) return counts;
   auto lease          = staging_pool<ExecSpace>::acquire(exec, words, words, pre + "descriptors");
   std::uint64_t* host = lease.host();

@@ -61,6 +61,28 @@ struct launch_tuning {
   // One host thread's run of words: it vectorises, and a mask gives enough runs to balance threads.
   static constexpr size_type count_cpu_chunk_words = 8192;
 
+  // Staging copies (sources a destination overlaps, superimpose_nulls_tree's sliced nodes).
+  // Threads of a GPU staging team, and words each: 8 loads in flight before its stores.
+  static constexpr size_type stage_gpu_team  = 256;
+  static constexpr size_type stage_gpu_items = 8;
+  // One host team's run of a staged source: long enough to stream, enough runs to balance threads.
+  static constexpr size_type stage_cpu_chunk_words = 8192;
+
+  // batch_count_{set,unset}_bits, GPU form: a team reads passes of (threads x items) words.
+  // Words per thread and pass: 8 loads in flight, like the single-mask count.
+  static constexpr size_type batch_gpu_items = 8;
+  // Passes a team walks at most: 16 x 2048 words spreads its fixed cost over 128 KiB.
+  static constexpr size_type batch_gpu_max_passes = 16;
+  // Teams per SM the pass count must still leave: fewer would idle SMs on small batches.
+  static constexpr size_type batch_gpu_teams_per_sm = 4;
+  // batch_count, CPU form: one host thread's run of words (8 KiB, popcnt at ~1 word a cycle): short
+  // enough that 100 masks of 2^24 bits in all give 16 threads 300 runs to balance.
+  static constexpr size_type batch_cpu_chunk_words = 2048;
+  // Counts one pooled arena holds (8 bytes each): a batch of up to this many masks allocates nothing.
+  static constexpr size_type batch_counts_arena = 4096;
+  // Arenas (one queue each) the pool keeps at most; calls past them allocate their own counts.
+  static constexpr std::size_t batch_counts_arenas = 16;
+
   // Moving kernel (set_bits, copy_bits, concatenate): destination words of consecutive pieces.
   // Words per GPU thread, 256 apart: a few stores in flight, and the piece search paid once per walk.
   static constexpr size_type move_gpu_items = 8;

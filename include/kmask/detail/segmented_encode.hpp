@@ -239,19 +239,56 @@ encoded_call<ExecSpace, typename Make::store> encode(const ExecSpace& exec, cons
   return e;
 }
 
+// Copies every staged source into its buffer, a team per chunk of a source: a team per source
+// left most of the device idle. Each GPU thread's loads all go out before its stores.
+template <class ExecSpace>
+struct stage_functor {
+  using member_type         = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
+  static constexpr int items = static_cast<int>(launch_tuning<ExecSpace>::stage_gpu_items);
+  static constexpr bool host = runs_on_host<ExecSpace>();
+  Kokkos::View<const stage_ref*, typename ExecSpace::memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>> stages;
+  size_type parts;  // chunks per staged source
+  size_type chunk;  // words per chunk
+
+  KOKKOS_INLINE_FUNCTION void operator()(const member_type& m) const {
+    const size_type r     = m.league_rank();
+    const stage_ref st    = stages(r / parts);
+    const size_type begin = (r % parts) * chunk;
+    const size_type end   = begin + chunk < st.words ? begin + chunk : st.words;
+    if (begin >= end) return;
+    if constexpr (host) {
+      for (size_type w = begin; w < end; ++w) st.to[w] = st.from[w];
+    } else {
+      const size_type threads = static_cast<size_type>(m.team_size());
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(m, m.team_size()), [&](int g) {
+        word_type v[items];
+        for (int i = 0; i < items; ++i) {
+          const size_type w = begin + g + i * threads;
+          v[i]              = w < end ? st.from[w] : word_type{0};
+        }
+        for (int i = 0; i < items; ++i) {
+          const size_type w = begin + g + i * threads;
+          if (w < end) st.to[w] = v[i];
+        }
+      });
+    }
+  }
+};
+
 // Copies every staged source into its buffer; ordered before the binop on the same instance.
 template <class ExecSpace, class Store>
 void stage_sources(const ExecSpace& exec, const encoded_call<ExecSpace, Store>& e) {
   if (e.num_staged == 0) return;
-  using member_type = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
-  const auto stages = e.stages;
-  const int team    = runs_on_host<ExecSpace>() ? 1 : 256;
-  Kokkos::parallel_for(
-      "kmask::segmented_binop::stage_sources", Kokkos::TeamPolicy<ExecSpace>(exec, static_cast<int>(e.num_staged), team),
-      KOKKOS_LAMBDA(const member_type& m) {
-        const stage_ref st = stages(m.league_rank());
-        Kokkos::parallel_for(Kokkos::TeamThreadRange(m, st.words), [&](size_type w) { st.to[w] = st.from[w]; });
-      });
+  using tuning          = launch_tuning<ExecSpace>;
+  constexpr bool host   = runs_on_host<ExecSpace>();
+  const int team        = host ? 1 : static_cast<int>(tuning::stage_gpu_team);
+  const size_type chunk = host ? tuning::stage_cpu_chunk_words : tuning::stage_gpu_team * tuning::stage_gpu_items;
+  // A staged source is at most one word longer than the call's words (its bit offset).
+  const size_type parts = (num_words(e.size_bits) + 1 + chunk - 1) / chunk;
+  check_league_size("kmask::segmented_binop::stage_sources", e.num_staged * parts);
+  Kokkos::parallel_for("kmask::segmented_binop::stage_sources",
+                       Kokkos::TeamPolicy<ExecSpace>(exec, static_cast<int>(e.num_staged * parts), team),
+                       stage_functor<ExecSpace>{e.stages, parts, chunk});
 }
 
 // Launches the binop of an encoded call into `out` (pointer or strided destinations) with its

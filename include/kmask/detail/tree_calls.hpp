@@ -64,6 +64,49 @@ struct tree_pointer_sources {
   source_mask operator[](std::size_t k) const { return {masks[k].words, masks[k].extent_words, begin_bits[k]}; }
 };
 
+// The walk the kernels take: the forest depth first (roots, and each node's children, in increasing
+// index), so a node comes right after its parent or its previous sibling's subtree and the
+// parent's new words are fresh; parent_slot[i] says where the GPU form finds them when positions
+// come in batches of `batch`.
+struct tree_walk {
+  std::vector<size_type> order, parent_of, parent_slot;
+};
+
+inline tree_walk depth_first(const tree_order& t, const size_type* parents, size_type batch) {
+  const std::size_t n = t.order.size();
+  // Children of each node in increasing index: counting sort of the nodes by parent.
+  std::vector<size_type> first_child(n + 2, 0), children(n);
+  for (std::size_t k = 0; k < n; ++k) ++first_child[static_cast<std::size_t>(parents[k] + 2)];
+  for (std::size_t k = 1; k < n + 2; ++k) first_child[k] += first_child[k - 1];
+  for (std::size_t k = 0; k < n; ++k) children[static_cast<std::size_t>(first_child[static_cast<std::size_t>(parents[k] + 1)]++)] = static_cast<size_type>(k);
+  // Placing moved each start to its bucket's end: node c's children are now
+  // children[first_child[c] .. first_child[c + 1]), the roots' children[0 .. first_child[0]).
+  tree_walk w;
+  w.order.reserve(n);
+  w.parent_of.reserve(n);
+  w.parent_slot.reserve(n);
+  std::vector<size_type> position(n, -1);
+  std::vector<std::pair<size_type, size_type>> stack;  // (next child index, end) of each open node
+  stack.emplace_back(0, first_child[0]);
+  while (!stack.empty()) {
+    auto& top = stack.back();
+    if (top.first == top.second) {
+      stack.pop_back();
+      continue;
+    }
+    const size_type k = children[static_cast<std::size_t>(top.first++)];
+    const size_type p = parents[k];
+    const size_type i = static_cast<size_type>(w.order.size());
+    position[static_cast<std::size_t>(k)] = i;
+    w.order.push_back(k);
+    w.parent_of.push_back(p);
+    const size_type at = p < 0 ? -1 : position[static_cast<std::size_t>(p)];
+    w.parent_slot.push_back(p < 0 ? tree_no_parent : at / batch == i / batch ? at % batch : tree_parent_in_memory);
+    stack.emplace_back(first_child[static_cast<std::size_t>(k)], first_child[static_cast<std::size_t>(k) + 1]);
+  }
+  return w;
+}
+
 // Runs the tree whose node k is read as sources[k] and written as dests[k]; parents checked here.
 // `check_sources` runs (after the shape and the counters) for sources the core does not check.
 template <class ExecSpace, class Sources, class Dests, class CheckSources>
@@ -83,18 +126,17 @@ void superimpose_tree_call(const ExecSpace& exec, const arg_names& names, const 
   for (std::size_t k = 0; k <= n; ++k) offsets[k] = static_cast<size_type>(k);
   const auto p = describe(names, sources, dests, size_bits, offsets, &counts);
 
-  // level offsets | order | parent of each position
-  const std::size_t levels = t.level_offsets.size();
+  // order | parent of each position | its parent's slot (tree_kernels.hpp)
+  const tree_walk walk = depth_first(t, parents.data(), tree_tuning<ExecSpace>::gpu_batch);
   std::vector<std::uint64_t> extra;
-  extra.reserve(levels + 2 * n);
-  for (const auto* list : {&t.level_offsets, &t.order, &t.parent_of})
+  extra.reserve(3 * n);
+  for (const auto* list : {&walk.order, &walk.parent_of, &walk.parent_slot})
     for (size_type v : *list) extra.push_back(static_cast<std::uint64_t>(v));
   const auto e = encode(exec, p, tree_stores<ExecSpace>{names.fn, &extra});
   if (n == 0) return;
 
   const auto* dev = reinterpret_cast<const std::int64_t*>(e.words.extra_device());
-  const tree_layout layout{dev, dev + levels, dev + levels + n, static_cast<size_type>(levels) - 1,
-                           static_cast<size_type>(n)};
+  const tree_layout layout{dev, dev + n, dev + 2 * n, static_cast<size_type>(n)};
   stage_sources(exec, e);
   const tree_args<ExecSpace> a{bit_and{},
                                e.offsets,
@@ -106,7 +148,7 @@ void superimpose_tree_call(const ExecSpace& exec, const arg_names& names, const 
                                num_words(e.size_bits),
                                num_words(e.size_bits),
                                e.count_scratch};
-  launch_tree(names.fn, exec, a, layout, t.max_level_width);
+  launch_tree(names.fn, exec, a, layout);
 }
 
 }  // namespace detail

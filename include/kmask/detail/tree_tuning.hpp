@@ -13,15 +13,23 @@ namespace detail {
 
 template <class ExecSpace, class = void>
 struct tree_tuning {
-  // GPU form: words per lane of one node in a team's block: 16 independent loads in flight per
-  // lane and node, which every node of a level issues before any store (one round trip per node).
-  static constexpr int gpu_items = 16;
-  // Warps of a GPU team, at most: one node of a level per warp, so a level of 8 children (the
-  // benchmark's struct) runs side by side; more would idle while a root level runs.
-  static constexpr int gpu_max_rows = 8;
-  // Warps when the whole forest fits in few teams (small masks): wide levels then run 32 nodes at
-  // a time instead of 8, the team's warps being all the parallelism the launch has.
-  static constexpr int gpu_small_rows = 32;
+  // GPU form: words per lane of one node in a warp's run (32 x gpu_items words): with gpu_batch
+  // nodes of loads issued together, 16 loads in flight per lane (2 per lane ran slower from 2^24
+  // rows up, perf_tests/results/h200/session9/tree_batch_count.md).
+  static constexpr int gpu_items = 4;
+  // Nodes whose loads a warp issues together (at most 4: their null counts share one reduction).
+  static constexpr int gpu_batch = 4;
+  // Warps of a GPU team: 256 threads, what LaunchBounds sizes the registers for.
+  static constexpr int gpu_rows = 8;
+  // Teams resident per SM that LaunchBounds asks for: 4 (64 registers, some spilled) ran faster
+  // than 3 (80) or 2 (116) from 2^24 rows up; the grid is this many per SM, each warp walking runs
+  // in turn, so at 2^24 rows the whole forest is one wave.
+  static constexpr int gpu_min_teams_per_sm = 4;
+  // Forests of at most this many nodes count in team scratch (8 bytes a node); larger ones add each
+  // warp's counts to memory directly.
+  static constexpr size_type gpu_team_count_nodes = 2048;
+  // Teams of the GPU form emulated on a host space: few, so each walks several runs as a full grid does.
+  static constexpr size_type emulated_teams = 3;
 
   // CPU form: words of every node one parallel iteration owns: each node's run streams and the
   // parent's run, written just before by the same iteration, is still in L2.
