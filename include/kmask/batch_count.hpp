@@ -20,9 +20,7 @@ namespace kmask {
 ///
 /// Every mask is counted in one launch, however many and however long they are. Asynchronous: the
 /// counts are left on the device, valid after `exec.fence()`. A null view (absent mask) is all
-/// valid (0 nulls). Masks may repeat. On CUDA the counts are a slice of an allocation kmask pools
-/// (no allocation per call); the view keeps it alive, and its slice is not handed out again while
-/// any view of that allocation is held.
+/// valid (0 nulls). Masks may repeat. The counts are a new allocation the caller owns.
 /// \throws std::invalid_argument if masks, begin_bits and sizes_bits differ in length, a begin bit
 ///         or size is negative or above 2^62 - 1, or a null view has an extent;
 ///         std::out_of_range if a mask's range is past its view. Nothing is enqueued then.

@@ -528,13 +528,13 @@ TEST(TEST_CATEGORY, batch_count_errors) {
 
 // One launch per batch, labelled under the call's region; the counts its one allocation.
 TEST(TEST_CATEGORY, batch_counts_held_across_many_calls) {
-  // Results held while later calls run (device counts come from pooled arenas: a slice still held
-  // is never handed out again), batches larger than an arena, and the stride between masks' teams.
+  // Results held while later calls run (each call's counts are its own), a batch of thousands of
+  // masks, and the stride between masks' teams.
   const auto seed = base_seed() + 1511;
   SCOPED_TRACE(seed_note(seed));
   TEST_EXECSPACE exec;
   std::mt19937_64 rng(seed);
-  const size_type arena = static_cast<size_type>(kmask::detail::launch_tuning<TEST_EXECSPACE>::batch_counts_arena);
+  const size_type arena = 4096;  // masks of the large batch, less 5
   std::vector<inv::mask_source> ms;
   std::vector<size_type> sizes;
   for (int j = 0; j < 40; ++j) {
@@ -545,7 +545,7 @@ TEST(TEST_CATEGORY, batch_counts_held_across_many_calls) {
   for (const auto& m : ms) raw.push_back(m.as_source());
   std::vector<size_type> want;
   for (std::size_t j = 0; j < ms.size(); ++j) want.push_back(ref::count_set_read(ms[j].as_read(), sizes[j]));
-  // Calls rotating the batch by one mask each, every result kept: enough counts for several arenas.
+  // Calls rotating the batch by one mask each, every result kept.
   std::vector<Kokkos::View<size_type*, inv::MS>> kept;
   const int calls = static_cast<int>(3 * arena / static_cast<size_type>(ms.size())) + 2;
   for (int c = 0; c < calls; ++c) {
@@ -553,7 +553,7 @@ TEST(TEST_CATEGORY, batch_counts_held_across_many_calls) {
     std::rotate(sizes.begin(), sizes.begin() + 1, sizes.end());
     kept.push_back(kmask::batch_count_set_bits(exec, raw, sizes));
   }
-  // One batch larger than an arena, then a dropped result whose slices a later call may reuse.
+  // One batch of thousands of masks, then a dropped result.
   std::vector<kmask::source_mask> big_raw;
   std::vector<size_type> big_sizes;
   for (size_type j = 0; j < arena + 5; ++j) {
@@ -615,12 +615,7 @@ TEST(TEST_CATEGORY, batch_count_is_one_labelled_launch) {
       if (e.kind == pl::event::region) regions.push_back(e.name);
     }
     EXPECT_EQ(kernels, std::vector<std::string>{std::string(fn) + "::words"});
-    // A GPU-form call takes its counts from a pool its first call filled (kmask::detail::counts_pool);
-    // a CPU-form call allocates them.
-    if (!kmask::detail::counts_pooled<TEST_EXECSPACE>())
-      EXPECT_EQ(allocations, std::vector<std::string>{std::string(fn) + "::counts"});
-    else
-      EXPECT_EQ(allocations, std::vector<std::string>{});
+    EXPECT_EQ(allocations, std::vector<std::string>{std::string(fn) + "::counts"});
     EXPECT_EQ(regions, std::vector<std::string>{fn});
     const auto got = counts_to_host(counts);
     for (std::size_t j = 0; j < ms.size(); ++j) {

@@ -17,7 +17,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
-#include <mutex>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -202,93 +201,6 @@ team_shape batch_count_shape(const ExecSpace& exec, const std::vector<size_type>
   }
 }
 
-// Whether batch_count's counts come from counts_pool: a GPU form on a space whose queue is known
-// (CUDA: the instance's stream, the default one included) or that runs synchronously (the GPU form
-// emulated on a host space). Other GPU backends, whose instances share one identity here, and the
-// CPU forms allocate per call.
-template <class ExecSpace>
-constexpr bool counts_pooled() {
-  if constexpr (uses_cpu_kernels<ExecSpace>()) {
-    return false;
-  } else if constexpr (runs_on_host<ExecSpace>()) {
-    return true;
-  } else {
-#if defined(KOKKOS_ENABLE_CUDA)
-    return std::is_same<ExecSpace, Kokkos::Cuda>::value;
-#else
-    return false;
-#endif
-  }
-}
-
-// Where batch_count's counts live on a device: slices of arenas this pool keeps, so a call costs
-// no allocation (a device allocation and its free, which synchronises the device, were most of a
-// call's time below 2^27 bits). A returned view is a subview: it keeps its arena alive. An arena
-// serves one queue, in order, so a kernel writing a slice runs after every earlier use of it; its
-// slices are handed out again only once no view of the arena is left (use_count). Past
-// batch_counts_arenas queues, or for more counts than an arena holds, a call allocates its own.
-// Spaces counts_pooled() leaves out allocate their own (a host allocation costs well under a
-// microsecond).
-template <class ExecSpace>
-class counts_pool {
- public:
-  using view = Kokkos::View<size_type*, typename ExecSpace::memory_space>;
-
-  static view take(const ExecSpace& exec, size_type n, const std::string& label) {
-    using tuning               = launch_tuning<ExecSpace>;
-    const std::uintptr_t queue = queue_identity(exec);
-    if (!counts_pooled<ExecSpace>() || n > tuning::batch_counts_arena)
-      return view(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, label), static_cast<std::size_t>(n));
-    counts_pool& p = instance();
-    std::lock_guard<std::mutex> lock(p.mutex_);
-    p.hook_finalize();
-    arena* pick = nullptr;
-    for (auto& a : p.arenas_) {
-      if (a.queue != queue) continue;
-      if (a.used + n > tuning::batch_counts_arena && a.data.use_count() == 1) a.used = 0;
-      if (a.used + n <= tuning::batch_counts_arena) {
-        pick = &a;
-        break;
-      }
-    }
-    if (pick == nullptr) {
-      if (p.arenas_.size() >= tuning::batch_counts_arenas)
-        return view(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, label), static_cast<std::size_t>(n));
-      p.arenas_.push_back(
-          arena{view(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, label), tuning::batch_counts_arena), 0, queue});
-      pick = &p.arenas_.back();
-    }
-    const std::size_t at = static_cast<std::size_t>(pick->used);
-    pick->used += n;
-    return Kokkos::subview(pick->data, Kokkos::pair<std::size_t, std::size_t>(at, at + static_cast<std::size_t>(n)));
-  }
-
- private:
-  struct arena {
-    view data;
-    size_type used;
-    std::uintptr_t queue;
-  };
-  static counts_pool& instance() {
-    static counts_pool p;
-    return p;
-  }
-  // Views must not outlive Kokkos: the arenas go at finalize (views still held keep theirs).
-  void hook_finalize() {
-    if (hooked_) return;
-    hooked_ = true;
-    Kokkos::push_finalize_hook([] {
-      counts_pool& q = instance();
-      std::lock_guard<std::mutex> lock(q.mutex_);
-      q.arenas_.clear();
-      q.hooked_ = false;
-    });
-  }
-  std::mutex mutex_;
-  std::vector<arena> arenas_;
-  bool hooked_ = false;
-};
-
 // Checks mask j of a batch (its size already checked) and throws the message naming it.
 template <class Sources>
 void check_batch_sources(const arg_names& names, const Sources& masks, const std::vector<size_type>& sizes_bits) {
@@ -330,7 +242,8 @@ Kokkos::View<size_type*, typename ExecSpace::memory_space> batch_count_call(cons
     first_team[j + 1] =
         first_team[j] + std::max<size_type>(1, (mask_words[j] + shape.words_per_team - 1) / shape.words_per_team);
   check_league_size(names.fn, first_team[masks.size()]);
-  const Kokkos::View<size_type*, memory_space> counts = counts_pool<ExecSpace>::take(exec, n, pre + "counts");
+  const Kokkos::View<size_type*, memory_space> counts = Kokkos::View<size_type*, memory_space>(
+      Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, pre + "counts"), static_cast<std::size_t>(n));
   if (n == 0) return counts;
   auto lease          = staging_pool<ExecSpace>::acquire(exec, words, words, pre + "descriptors");
   std::uint64_t* host = lease.host();

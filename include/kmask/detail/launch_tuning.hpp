@@ -78,10 +78,6 @@ struct launch_tuning {
   // batch_count, CPU form: one host thread's run of words (8 KiB, popcnt at ~1 word a cycle): short
   // enough that 100 masks of 2^24 bits in all give 16 threads 300 runs to balance.
   static constexpr size_type batch_cpu_chunk_words = 2048;
-  // Counts one pooled arena holds (8 bytes each): a batch of up to this many masks allocates nothing.
-  static constexpr size_type batch_counts_arena = 4096;
-  // Arenas (one queue each) the pool keeps at most; calls past them allocate their own counts.
-  static constexpr std::size_t batch_counts_arenas = 16;
 
   // Moving kernel (set_bits, copy_bits, concatenate): destination words of consecutive pieces.
   // Words per GPU thread, 256 apart: a few stores in flight, and the piece search paid once per walk.
