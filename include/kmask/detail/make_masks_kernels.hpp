@@ -28,6 +28,7 @@
 #include <emmintrin.h>
 #endif
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -207,15 +208,17 @@ struct build_words_functor {
   size_type size_bits;
   size_type words;  // written: num_words(size_bits) or a padded allocation's words
   size_type words_per_team;
+  size_type blocks;      // of words_per_team words, over the teams
   size_type* first_bad;  // only when Bits::reports_bad
   static constexpr bool on_host = runs_on_host<ExecSpace>();
 
   // Thread r of T writes words w0 + r, w0 + r + T, ...: a team's stores are consecutive. A GPU
   // thread builds all its words before storing any, so every load of its inputs is in flight at
   // once (a store in between would order the next word's loads after it: the inputs may alias).
-  KOKKOS_INLINE_FUNCTION void by_thread(const member_type& team, size_type& nulls, size_type& bad) const {
+  KOKKOS_INLINE_FUNCTION void by_thread(const member_type& team, size_type block, size_type& nulls,
+                                        size_type& bad) const {
     const size_type t  = team.team_size();
-    const size_type w0 = static_cast<size_type>(team.league_rank()) * words_per_team;
+    const size_type w0 = block * words_per_team;
     const size_type w1 = w0 + words_per_team < words ? w0 + words_per_team : words;
     if constexpr (!on_host) {
       constexpr int items = static_cast<int>(launch_tuning<ExecSpace>::make_gpu_items);
@@ -246,11 +249,12 @@ struct build_words_functor {
   // Warp g of the team builds 32 consecutive words at a time: at step j lane k evaluates bit k of
   // word j and the ballot lands in lane j, which then stores it (consecutive across the warp). The
   // loop bounds depend only on the warp, so all 32 lanes reach every ballot.
-  KOKKOS_INLINE_FUNCTION void by_lane(const member_type& team, size_type& nulls, size_type& bad) const {
+  KOKKOS_INLINE_FUNCTION void by_lane(const member_type& team, size_type block, size_type& nulls,
+                                      size_type& bad) const {
 #if defined(__CUDA_ARCH__)
     const int rank     = team.team_rank();
     const int lane     = rank & 31;
-    const size_type w0 = static_cast<size_type>(team.league_rank()) * words_per_team;
+    const size_type w0 = block * words_per_team;
     const size_type w1 = w0 + words_per_team < words ? w0 + words_per_team : words;
     const size_type step = static_cast<size_type>(team.team_size() & ~31);
     for (size_type g = w0 + (rank & ~31); g < w1; g += step) {
@@ -293,21 +297,25 @@ struct build_words_functor {
       }
     }
 #else
-    by_thread(team, nulls, bad);
+    by_thread(team, block, nulls, bad);
 #endif
   }
 
+  // A team builds blocks league_rank, + league_size, ...: the launch is at most a resident wave of
+  // teams, so Kokkos' reduction over the teams' partial counts stays short.
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& team, size_type& nulls) const {
     size_type bad = no_bad_position;
+    for (size_type block = team.league_rank(); block < blocks; block += team.league_size()) {
 #if defined(__CUDA_ARCH__)
-    if constexpr (Bits::by_lane) {
-      by_lane(team, nulls, bad);
-    } else {
-      by_thread(team, nulls, bad);
-    }
+      if constexpr (Bits::by_lane) {
+        by_lane(team, block, nulls, bad);
+      } else {
+        by_thread(team, block, nulls, bad);
+      }
 #else
-    by_thread(team, nulls, bad);
+      by_thread(team, block, nulls, bad);
 #endif
+    }
     if constexpr (Bits::reports_bad) {
       team.team_reduce(Kokkos::Min<size_type>(bad));
       Kokkos::single(Kokkos::PerTeam(team), [&]() {
@@ -343,9 +351,15 @@ void enqueue_build(const char* fn, const ExecSpace& exec, const Bits& bits, word
   const Kokkos::View<size_type, memory_space> count(null_count);
   using t                      = launch_tuning<ExecSpace>;
   constexpr size_type per_team = make_team_words<ExecSpace>();
-  const size_type league       = (words + per_team - 1) / per_team;
+  const size_type blocks       = (words + per_team - 1) / per_team;
+  // The GPU form emulated on a host runs 3 teams, so that its loop over blocks is tested too.
+  const size_type league =
+      uses_cpu_kernels<ExecSpace>() ? blocks
+      : runs_on_host<ExecSpace>()   ? std::min<size_type>(blocks, 3)
+                                    : std::min<size_type>(blocks, std::max<size_type>(1, device_shape_of(exec).multiprocessors *
+                                                                                              t::make_gpu_teams_per_sm));
   check_league_size(fn, league);
-  const build_words_functor<ExecSpace, Bits> f{bits, dest, size_bits, words, per_team, first_bad};
+  const build_words_functor<ExecSpace, Bits> f{bits, dest, size_bits, words, per_team, blocks, first_bad};
   const int team = runs_on_host<ExecSpace>() ? 1 : t::make_gpu_team;
   Kokkos::parallel_reduce(std::string(fn) + "::words",
                           Kokkos::TeamPolicy<ExecSpace>(exec, static_cast<int>(league), team), f,
