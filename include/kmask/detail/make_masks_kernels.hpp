@@ -63,6 +63,7 @@ struct predicate_bits {
   Pred pred;
   static constexpr bool reports_bad = false;
   static constexpr bool by_lane     = false;
+  static constexpr bool few_teams   = true;  // see enqueue_build
   KOKKOS_FORCEINLINE_FUNCTION bool at(size_type first, std::uint32_t first32, int k) const {
     if (Narrow) return pred(static_cast<size_type>(first32 + static_cast<std::uint32_t>(k)));
     return pred(first + k);
@@ -98,6 +99,7 @@ struct bool_bits {
   static constexpr bool by_lane     = !Aligned;
   // The lane-per-bit build (unaligned values) loads a warp's 32 rows' bytes before its ballots.
   static constexpr bool lane_loads_first = true;
+  static constexpr bool few_teams        = true;
   using lane_type                        = std::uint8_t;
   KOKKOS_FORCEINLINE_FUNCTION std::uint8_t lane_load(size_type row) const {
     return static_cast<std::uint8_t>(values[row]);
@@ -159,6 +161,8 @@ struct gathered_bits {
   // calls it row by row: batching a warp's 32 index loads and then 32 source loads ahead took 123
   // registers, a quarter occupancy, and measured slower on sorted and random indices.
   static constexpr bool lane_loads_first = false;
+  // Each lane's source load waits on its index load: a gather needs every warp an SM holds.
+  static constexpr bool few_teams = false;
   KOKKOS_INLINE_FUNCTION bool bit(size_type i, bool& bad) const {
     const size_type j = static_cast<size_type>(indices[i]);
     if (!in_range(j)) {
@@ -352,12 +356,13 @@ void enqueue_build(const char* fn, const ExecSpace& exec, const Bits& bits, word
   using t                      = launch_tuning<ExecSpace>;
   constexpr size_type per_team = make_team_words<ExecSpace>();
   const size_type blocks       = (words + per_team - 1) / per_team;
-  // The GPU form emulated on a host runs 3 teams, so that its loop over blocks is tested too.
+  // Capped unless Bits needs many warps (gathers). The GPU form emulated on a host runs 3 teams,
+  // so the loop over blocks is tested too.
   const size_type league =
-      uses_cpu_kernels<ExecSpace>() ? blocks
-      : runs_on_host<ExecSpace>()   ? std::min<size_type>(blocks, 3)
-                                    : std::min<size_type>(blocks, std::max<size_type>(1, device_shape_of(exec).multiprocessors *
-                                                                                              t::make_gpu_teams_per_sm));
+      uses_cpu_kernels<ExecSpace>() || !Bits::few_teams ? blocks
+      : runs_on_host<ExecSpace>()              ? std::min<size_type>(blocks, 3)
+                                               : std::min<size_type>(blocks, std::max<size_type>(1, device_shape_of(exec).multiprocessors *
+                                                                                                         t::make_gpu_teams_per_sm));
   check_league_size(fn, league);
   const build_words_functor<ExecSpace, Bits> f{bits, dest, size_bits, words, per_team, blocks, first_bad};
   const int team = runs_on_host<ExecSpace>() ? 1 : t::make_gpu_team;

@@ -17,7 +17,6 @@
 
 #include <cstdint>
 #include <string>
-#include <type_traits>
 
 namespace kmask {
 namespace detail {
@@ -324,21 +323,6 @@ void launch_move(const char* fn, const ExecSpace& exec, const Pieces& list, size
           Kokkos::View<size_type, typename ExecSpace::memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(out));
     }
   } else {
-    if constexpr (std::is_same<Pieces, inline_pieces>::value) {
-      if (out == nullptr) {
-        // A few pieces, nothing counted: one word per index, its piece picked by comparisons,
-        // without a team's set-up or a walk.
-        Kokkos::parallel_for(label,
-                             Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<size_type>>(exec, 0, total_words),
-                             KOKKOS_LAMBDA(size_type i) {
-                               size_type p = 0;
-                               for (int k = 1; k < inline_pieces::capacity; ++k)
-                                 if (k < list.num_pieces && i >= list.offset(k)) p = k;
-                               move_word(list.piece(p), i - list.offset(p));
-                             });
-        return;
-      }
-    }
     const size_type league = (total_words + shape.team_words() - 1) / shape.team_words();
     check_league_size(fn, league);
     using policy = Kokkos::TeamPolicy<ExecSpace>;
