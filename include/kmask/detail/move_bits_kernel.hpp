@@ -1,12 +1,15 @@
 #ifndef KMASK_DETAIL_MOVE_BITS_KERNEL_HPP
 #define KMASK_DETAIL_MOVE_BITS_KERNEL_HPP
 
-// The one kernel behind set_bits, set_bits_bulk, copy_bits, segmented_copy_bits and concatenate:
+// The one kernel behind set_bits, set_bits_bulk, copy_bits, segmented_copy_bits, concatenate and
+// copy_bitmask:
 // a list of pieces, each writing `size` destination bits from a source (or a constant), cut into
 // destination words. The work is the concatenation of every piece's destination words, so a team
 // streams consecutive words whatever the piece sizes: a word wholly inside one piece is a plain
 // store; a piece's edge word, whose other bits may belong to another piece (adjacent ranges of one
 // mask), is merged with two atomics that touch only the piece's own bits, so no update is lost.
+// The GPU form strides a team's threads over its words; the CPU form gives each iteration a chunk
+// of consecutive words and writes each piece's part of it as one loop.
 
 #include <kmask/detail/compat.hpp>
 #include <kmask/detail/cpu_word_passes.hpp>
@@ -295,7 +298,7 @@ struct move_chunk_functor {
 };
 
 // Launches the pieces' words (and the count, when count.null_count is set) in one kernel
-// labelled "<fn>::words" (plus, for a counted CPU-form launch, the count's store).
+// labelled "<fn>::words" (a counted CPU-form launch reduces straight into *count.null_count).
 template <class ExecSpace, class Pieces>
 void launch_move(const char* fn, const ExecSpace& exec, const Pieces& list, size_type total_words,
                  const move_count& count) {
