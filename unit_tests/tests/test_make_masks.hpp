@@ -121,14 +121,11 @@ Kokkos::View<T*, MS> values_on_device(const std::vector<std::uint8_t>& bytes) {
   return d;
 }
 
-// bools_to_mask and inplace_bools_to_mask (View and dest_mask) of `bytes` as T.
+// bools_to_mask and inplace_bools_to_mask (View and dest_mask) of `values`, against `want`.
 template <class T>
-void check_bools_to_mask(const std::vector<std::uint8_t>& bytes) {
+void check_bools_to_mask_of(const Kokkos::View<const T*, MS>& values, const ref::result& want) {
   TEST_EXECSPACE exec;
-  const size_type n = static_cast<size_type>(bytes.size());
-  SCOPED_TRACE(::testing::Message() << "values = " << n << (std::is_same<T, bool>::value ? " bool" : " uint8"));
-  const auto want   = ref::from_bytes(bytes);
-  const Kokkos::View<const T*, MS> values = values_on_device<T>(bytes);
+  const size_type n = static_cast<size_type>(values.extent(0));
   const auto got    = kmask::bools_to_mask(exec, values);
   EXPECT_TRUE(same_new_mask(want, got.first, got.second, n));
   auto dest   = poisoned_dest(n);
@@ -141,6 +138,13 @@ void check_bools_to_mask(const std::vector<std::uint8_t>& bytes) {
   kmask::inplace_bools_to_mask(exec, kmask::dest_mask{raw.data(), kmask::num_words(n)}, values, counts2);
   exec.fence();
   EXPECT_TRUE(same_in_place(want, raw, counts2)) << "dest_mask form";
+}
+
+// The same of `bytes` as T.
+template <class T>
+void check_bools_to_mask(const std::vector<std::uint8_t>& bytes) {
+  SCOPED_TRACE(::testing::Message() << "values = " << bytes.size() << (std::is_same<T, bool>::value ? " bool" : " uint8"));
+  check_bools_to_mask_of<T>(values_on_device<T>(bytes), ref::from_bytes(bytes));
 }
 
 inline Kokkos::View<bool*, MS> filled_bools(std::size_t n, bool v) {
@@ -464,7 +468,6 @@ TEST(TEST_CATEGORY, make_masks_valid_if_32_and_64_bit_index_forms) {
 // the aligned 16-byte loads, the others the unaligned form; both forms of the call, poisoned.
 TEST(TEST_CATEGORY, make_masks_bools_to_mask_aligned_and_unaligned_values) {
   using namespace make_masks;
-  TEST_EXECSPACE exec;
   const auto seed = base_seed() + 1604;
   SCOPED_TRACE(seed_note(seed));
   std::mt19937_64 rng(seed);
@@ -473,14 +476,8 @@ TEST(TEST_CATEGORY, make_masks_bools_to_mask_aligned_and_unaligned_values) {
     SCOPED_TRACE(::testing::Message() << n << (std::is_same<T, bool>::value ? " bool" : " uint8") << " values from byte "
                                       << offset);
     const Kokkos::View<const T*, MS> values = Kokkos::subview(all, std::make_pair(offset, offset + std::size_t(n)));
-    const auto want = ref::from_bytes(std::vector<std::uint8_t>(bytes.begin() + offset, bytes.begin() + offset + n));
-    const auto got  = kmask::bools_to_mask(exec, values);
-    EXPECT_TRUE(same_new_mask(want, got.first, got.second, n));
-    auto dest   = poisoned_dest(n);
-    auto counts = poisoned_counts<TEST_EXECSPACE>(2);
-    kmask::inplace_bools_to_mask(exec, dest, values, counts);
-    exec.fence();
-    EXPECT_TRUE(same_in_place(want, dest, counts));
+    check_bools_to_mask_of<T>(
+        values, ref::from_bytes(std::vector<std::uint8_t>(bytes.begin() + offset, bytes.begin() + offset + n)));
   };
   for (const size_type n : {size_type{0}, size_type{1}, size_type{15}, size_type{31}, size_type{32}, size_type{33},
                             size_type{65}, size_type{4097}, size_type{70001}}) {
