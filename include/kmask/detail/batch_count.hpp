@@ -16,7 +16,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstring>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -33,52 +32,6 @@ struct batch_range {
   size_type end;
   size_type negate;
 };
-
-#if (defined(__x86_64__) || defined(_M_X64)) && (defined(__GNUC__) || defined(__clang__))
-#define KMASK_HOST_POPCNT 1
-// Set bits of words [lo, hi) of `m` with the popcnt instruction, 64 bits at a time and four sums
-// apart (its latency is 3 cycles, its throughput one a cycle). Compiled for popcnt whatever the
-// build targets; called only where the processor has it (host_has_popcnt).
-__attribute__((target("popcnt"))) inline size_type popcnt_words(const word_type* m, size_type lo, size_type hi) {
-  std::uint64_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-  size_type w = lo;
-  for (; w + 8 <= hi; w += 8) {
-    std::uint64_t x[4];
-    std::memcpy(x, m + w, sizeof(x));
-    s0 += static_cast<std::uint64_t>(__builtin_popcountll(x[0]));
-    s1 += static_cast<std::uint64_t>(__builtin_popcountll(x[1]));
-    s2 += static_cast<std::uint64_t>(__builtin_popcountll(x[2]));
-    s3 += static_cast<std::uint64_t>(__builtin_popcountll(x[3]));
-  }
-  for (; w < hi; ++w) s0 += static_cast<std::uint64_t>(__builtin_popcount(m[w]));
-  return static_cast<size_type>(s0 + s1 + s2 + s3);
-}
-inline bool host_has_popcnt() {
-  static const bool yes = __builtin_cpu_supports("popcnt");
-  return yes;
-}
-#endif
-
-// Set bits of words [first, stop) of `m` inside bits [begin, end) on one host thread: with popcnt
-// where the processor has it (x86-64's baseline has none, and the shift-and-add count that
-// replaces it is several times slower), else count_words_on_cpu.
-KOKKOS_INLINE_FUNCTION size_type batch_count_on_cpu(const word_type* m, size_type first, size_type stop,
-                                                    size_type begin, size_type end) {
-#if defined(KMASK_HOST_POPCNT) && !defined(__CUDA_ARCH__) && !defined(__HIP_DEVICE_COMPILE__) && \
-    !defined(__SYCL_DEVICE_ONLY__)
-  if (host_has_popcnt()) {
-    const size_type inside_lo = (begin + word_bits - 1) / word_bits, inside_hi = end / word_bits;
-    const size_type lo = first > inside_lo ? first : inside_lo;
-    const size_type hi = stop < inside_hi ? stop : inside_hi;
-    if (lo >= hi) return count_words_on_cpu(m, first, stop, begin, end);
-    size_type set = popcnt_words(m, lo, hi);
-    for (size_type w = first; w < lo; ++w) set += set_bits_in_range(m[w], w, begin, end);
-    for (size_type w = hi; w < stop; ++w) set += set_bits_in_range(m[w], w, begin, end);
-    return set;
-  }
-#endif
-  return count_words_on_cpu(m, first, stop, begin, end);
-}
 
 template <class ExecSpace>
 struct batch_count_functor {
@@ -115,7 +68,7 @@ struct batch_count_functor {
       const word_type* m    = range.words;
       const size_type b = range.begin, e = range.end;
       if constexpr (on_host) {
-        set = batch_count_on_cpu(m, first, stop, b, e);
+        set = count_words_on_cpu(m, first, stop, b, e);
       } else {
         // Thread g reads words first + g, first + g + threads, ...: each load of a warp is one line,
         // and the `items` loads of a pass are all in flight before any is counted. Offsets from

@@ -28,7 +28,7 @@ size_type count_set_bits_call(const char* fn, const ExecSpace& exec, const sourc
   const word_type* m    = mask.words;
   const size_type first = b / word_bits, stop = (e - 1) / word_bits + 1;
   if constexpr (uses_cpu_kernels<ExecSpace>()) {
-    // A host thread per chunk of words, counted by a loop that vectorises (count_words_on_cpu).
+    // A host thread per chunk of words, counted by count_words_on_cpu (popcnt, or a loop that vectorises).
     constexpr size_type chunk = launch_tuning<ExecSpace>::count_cpu_chunk_words;
     Kokkos::parallel_reduce(
         "kmask::count_set_bits::words",

@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -28,10 +29,36 @@ KOKKOS_FORCEINLINE_FUNCTION int set_bits_in_range(word_type word, size_type w, s
   return popcount32(word);
 }
 
+#if (defined(__x86_64__) || defined(_M_X64)) && (defined(__GNUC__) || defined(__clang__))
+#define KMASK_HOST_POPCNT 1
+// Set bits of words [lo, hi) of `m` with the popcnt instruction, 64 bits at a time and four sums
+// apart (its latency is 3 cycles, its throughput one a cycle). Compiled for popcnt whatever the
+// build targets; called only where the processor has it (host_has_popcnt).
+__attribute__((target("popcnt"))) inline size_type popcnt_words(const word_type* m, size_type lo, size_type hi) {
+  std::uint64_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  size_type w = lo;
+  for (; w + 8 <= hi; w += 8) {
+    std::uint64_t x[4];
+    std::memcpy(x, m + w, sizeof(x));
+    s0 += static_cast<std::uint64_t>(__builtin_popcountll(x[0]));
+    s1 += static_cast<std::uint64_t>(__builtin_popcountll(x[1]));
+    s2 += static_cast<std::uint64_t>(__builtin_popcountll(x[2]));
+    s3 += static_cast<std::uint64_t>(__builtin_popcountll(x[3]));
+  }
+  for (; w < hi; ++w) s0 += static_cast<std::uint64_t>(__builtin_popcount(m[w]));
+  return static_cast<size_type>(s0 + s1 + s2 + s3);
+}
+inline bool host_has_popcnt() {
+  static const bool yes = __builtin_cpu_supports("popcnt");
+  return yes;
+}
+#endif
+
 // Set bits of words [first, stop) of `m` inside bits [begin, end), on one CPU thread: the words
-// wholly inside the range go through a loop of shifts, masks and adds that vectorises (x86-64's
-// baseline has no popcnt: a word at a time, that loop ran at ~1 GB/s per core on the H200's host),
-// the at most two partial words at the range's ends one by one.
+// wholly inside the range with popcnt where the processor has it, else through a loop of shifts,
+// masks and adds that vectorises (x86-64's baseline has no popcnt: a word at a time, that loop
+// ran at ~1 GB/s per core on the H200's host); the at most two partial words at the range's ends
+// one by one.
 KOKKOS_INLINE_FUNCTION size_type count_words_on_cpu(const word_type* m, size_type first, size_type stop,
                                                     size_type begin, size_type end) {
   const size_type inside_lo = (begin + word_bits - 1) / word_bits, inside_hi = end / word_bits;
@@ -44,6 +71,10 @@ KOKKOS_INLINE_FUNCTION size_type count_words_on_cpu(const word_type* m, size_typ
   }
   for (size_type w = first; w < lo; ++w) set += set_bits_in_range(m[w], w, begin, end);
   for (size_type w = hi; w < stop; ++w) set += set_bits_in_range(m[w], w, begin, end);
+#if defined(KMASK_HOST_POPCNT) && !defined(__CUDA_ARCH__) && !defined(__HIP_DEVICE_COMPILE__) && \
+    !defined(__SYCL_DEVICE_ONLY__)
+  if (host_has_popcnt()) return set + popcnt_words(m, lo, hi);
+#endif
   for (size_type w0 = lo; w0 < hi; w0 += max_half_count_words) {
     const size_type w1 = hi - w0 < max_half_count_words ? hi : w0 + max_half_count_words;
     word_type halves   = 0;
@@ -53,10 +84,10 @@ KOKKOS_INLINE_FUNCTION size_type count_words_on_cpu(const word_type* m, size_typ
   return set;
 }
 
-// count_set_bits' GPU form: one reduction index per group of count_group_words words at a
-// multiple of that many, so each thread has a group's loads in flight at once (one word per index
-// kept too few bytes in flight to reach the memory's rate); with `Aligned` (the mask's words
-// 16-byte aligned) they are 16-byte loads. Groups cut by [first, stop) load word by word.
+// count_set_bits' GPU form: one reduction index per `group` words at a multiple of that many, so
+// each thread has a group's loads in flight at once (one word per index kept too few bytes in
+// flight to reach the memory's rate); with `Aligned` (the mask's words 16-byte aligned) they are
+// 16-byte loads. Groups cut by [first, stop) load word by word.
 template <bool Aligned>
 struct count_groups_functor {
   // 32 words, eight 16-byte loads: Kokkos' range reduction runs at most 256 x 256 threads on CUDA.

@@ -16,6 +16,7 @@
 #include <kmask/detail/launch_shape.hpp>
 #include <kmask/detail/launch_tuning.hpp>
 #include <kmask/detail/word_access.hpp>
+#include <kmask/operators.hpp>
 #include <kmask/types.hpp>
 
 #include <cstdint>
@@ -113,10 +114,10 @@ struct inline_pieces {
   }
 };
 
-// The first piece whose work passes item `i`, by binary search.
+// The first piece from `from` on whose work passes item `i`, by binary search.
 template <class Pieces>
-KOKKOS_INLINE_FUNCTION size_type piece_of(const Pieces& list, size_type i) {
-  size_type lo = 0, hi = list.num_pieces - 1;
+KOKKOS_INLINE_FUNCTION size_type piece_of(const Pieces& list, size_type i, size_type from = 0) {
+  size_type lo = from, hi = list.num_pieces - 1;
   while (lo < hi) {
     const size_type mid = lo + (hi - lo) / 2;
     if (list.offset(mid + 1) <= i) lo = mid + 1;
@@ -155,19 +156,17 @@ KOKKOS_INLINE_FUNCTION size_type move_run(const move_piece& p, size_type k0, siz
     if (shift == 0 && !p.counted) {
       for (size_type k = 0; k < n; ++k) d[k] = s[k] ^ fill;
     } else if (!p.counted) {
-      for (size_type k = 0; k < n; ++k) d[k] = funnel_shift(s[k], s[k + 1], shift) ^ fill;
+      for (size_type k = 0; k < n; ++k) d[k] = shifted_word(s, k, shift) ^ fill;
     } else {
-      // Set bits summed in 16-bit halves (cpu_word_passes.hpp), folded before they could carry.
-      size_type set = 0;
+      // The CPU form's one-source pass (cpu_word_passes.hpp) copies and counts a block at a time.
+      const int sh[cpu_pass_sources]        = {shift, shift, shift, shift};
+      const word_type fl[cpu_pass_sources]  = {fill, fill, fill, fill};
+      size_type set                         = 0;
       for (size_type b = 0; b < n; b += max_half_count_words) {
-        const size_type e = n - b < max_half_count_words ? n : b + max_half_count_words;
-        word_type halves  = 0;
-        for (size_type k = b; k < e; ++k) {
-          const word_type v = (shift == 0 ? s[k] : funnel_shift(s[k], s[k + 1], shift)) ^ fill;
-          d[k]              = v;
-          halves += set_bits_in_halves(v);
-        }
-        set += fold_halves(halves);
+        const word_type* const at[cpu_pass_sources] = {s + b, s + b, s + b, s + b};
+        const size_type m = n - b < max_half_count_words ? n - b : max_half_count_words;
+        set += shift == 0 ? cpu_pass<1, false, false, true>(bit_or{}, at, sh, fl, m, nullptr, d + b)
+                          : cpu_pass<1, true, false, true>(bit_or{}, at, sh, fl, m, nullptr, d + b);
       }
       zeros = n * word_bits - set;
     }
@@ -243,14 +242,7 @@ struct move_team_functor {
   // The piece holding item `i`, searched forward from `p`: the next piece first (a walk crosses
   // into it most often), then a binary search of the rest.
   KOKKOS_INLINE_FUNCTION static size_type find_piece_in(const Pieces& list, size_type p, size_type i) {
-    size_type lo = p + 1, hi = list.num_pieces - 1;
-    if (list.offset(lo + 1) > i) return lo;
-    while (lo < hi) {
-      const size_type mid = lo + (hi - lo) / 2;
-      if (list.offset(mid + 1) <= i) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
+    return list.offset(p + 2) > i ? p + 1 : piece_of(list, i, p + 1);
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
