@@ -12,8 +12,9 @@
 // Names: concurrency/<alloc|inplace|plan>/segments:S/masks:M/bits:B/host_threads:T, on 100 x 4 x
 // 2^20 bits and 2000 x 8 x 128 bits, AND, sources at shifted bit offsets. Diagnostic forms split
 // the in-place call: host_pass (its host work alone), empty_launch (one Kokkos launch of a kernel
-// that does nothing: what launches from T threads can gain at all) and, on CUDA, empty_cuda_launch
-// (the same kernel launched with <<<>>>: the driver's share of that).
+// that does nothing: what launches from T threads can gain at all), empty_launch_per_thread (the
+// same, each thread launching a kernel type of its own: Kokkos' per-type launch lock out of the
+// way) and, on CUDA, empty_cuda_launch (the kernel launched with <<<>>>: the driver's share).
 //
 // Where this Kokkos has no independent instances of the space (Kokkos 3.4's Serial and OpenMP),
 // every case is skipped with the reason.
@@ -50,7 +51,8 @@ struct concurrency_shape {
 // work alone (describe + encode into host memory: no lease, no upload, no launch); empty_launch
 // one Kokkos launch of a kernel that does nothing, and, on CUDA, empty_cuda_launch the same
 // launched with <<<>>> on the stream (so the driver's part and Kokkos' part of a launch separate).
-enum class call_form { allocating, in_place, plan, host_pass, empty_launch, empty_cuda_launch };
+// empty_launch_per_thread is empty_launch with a kernel type per thread (up to 8).
+enum class call_form { allocating, in_place, plan, host_pass, empty_launch, empty_launch_per_thread, empty_cuda_launch };
 
 const char* form_name(call_form f) {
   switch (f) {
@@ -59,6 +61,7 @@ const char* form_name(call_form f) {
     case call_form::plan: return "plan";
     case call_form::host_pass: return "host_pass";
     case call_form::empty_launch: return "empty_launch";
+    case call_form::empty_launch_per_thread: return "empty_launch_per_thread";
     default: return "empty_cuda_launch";
   }
 }
@@ -92,6 +95,7 @@ void skip_with(State& state, const std::string& why, long) {
 // One thread's problem, made on its instance outside every timed region.
 struct thread_case {
   exec_space exec;
+  int thread = 0;
   std::vector<Kokkos::View<word_type*, memory_space>> sources, destinations;
   std::vector<size_type> begin_bits, offsets;
   Kokkos::View<size_type*, memory_space> null_counts;
@@ -101,8 +105,10 @@ struct thread_case {
 
 std::unique_ptr<thread_case> prepare(const exec_space& exec, const concurrency_shape& c, call_form form, int thread) {
   auto p  = std::make_unique<thread_case>();
-  p->exec = exec;
-  const bool launch_only = form == call_form::empty_launch || form == call_form::empty_cuda_launch;
+  p->exec   = exec;
+  p->thread = thread;
+  const bool launch_only = form == call_form::empty_launch || form == call_form::empty_launch_per_thread ||
+                           form == call_form::empty_cuda_launch;
   for (size_type s = 0; s < (launch_only ? 0 : c.segments); ++s) {
     p->offsets.push_back(static_cast<size_type>(p->sources.size()));
     for (size_type k = 0; k < c.masks_per_segment; ++k) {
@@ -149,6 +155,23 @@ struct host_words_stores {
 __global__ void empty_cuda_kernel() {}
 #endif
 
+// An empty kernel of a type of its own per Slot.
+template <int Slot>
+struct empty_slot_kernel {
+  Kokkos::View<size_type*, memory_space> counts;
+  KOKKOS_FUNCTION void operator()(size_type) const {}
+};
+
+template <int... Slots>
+void launch_empty_of_slot(const thread_case& p, std::integer_sequence<int, Slots...>) {
+  const int slot = p.thread % static_cast<int>(sizeof...(Slots));
+  const auto launch = [&](auto kernel) {
+    Kokkos::parallel_for("bench::empty_launch_per_thread",
+                         Kokkos::RangePolicy<exec_space, Kokkos::IndexType<size_type>>(p.exec, 0, 1), kernel);
+  };
+  (void)((slot == Slots ? (launch(empty_slot_kernel<Slots>{p.null_counts}), true) : false) || ...);
+}
+
 // One call of `form` on the thread's instance. The allocating form waits for its result before
 // releasing it (as an engine reading it would, and as bench_segmented_binop's allocating case does).
 void call_once(const thread_case& p, const concurrency_shape& c, call_form form) {
@@ -181,6 +204,7 @@ void call_once(const thread_case& p, const concurrency_shape& c, call_form form)
       empty_cuda_kernel<<<1, 1, 0, p.exec.cuda_stream()>>>();
 #endif
       break;
+    case call_form::empty_launch_per_thread: launch_empty_of_slot(p, std::make_integer_sequence<int, 8>{}); break;
     case call_form::empty_launch: {
       // The floor under every asynchronous call: one Kokkos kernel launch that does nothing.
       const auto counts = p.null_counts;
@@ -377,8 +401,10 @@ bool register_concurrency_benchmarks() {
   for (const concurrency_shape& c : {concurrency_shape{100, 4, size_type{1} << 20}, concurrency_shape{2000, 8, 128}})
     for (int threads : {1, 2, 4, 8})
       for (call_form form : {call_form::allocating, call_form::in_place, call_form::plan, call_form::host_pass,
-                             call_form::empty_launch, call_form::empty_cuda_launch}) {
-        const bool shape_free = form == call_form::empty_launch || form == call_form::empty_cuda_launch;
+                             call_form::empty_launch, call_form::empty_launch_per_thread,
+                             call_form::empty_cuda_launch}) {
+        const bool shape_free = form == call_form::empty_launch || form == call_form::empty_launch_per_thread ||
+                                form == call_form::empty_cuda_launch;
         if (shape_free && c.segments != 100) continue;  // once per T
 #if !defined(KOKKOS_ENABLE_CUDA)
         if (form == call_form::empty_cuda_launch) continue;

@@ -8,9 +8,11 @@
 // (A Kokkos 3.4 host mirror would be initialised on the default host space, which aborts when
 // entered from a second thread.)
 
+#include <algorithm>
 #include <atomic>
 #include <mutex>
 #include <thread>
+#include <vector>
 
 namespace {
 namespace concurrency {
@@ -321,6 +323,23 @@ TEST(TEST_CATEGORY, concurrent_calls_from_four_threads) {
   for (auto& th : pool) th.join();
   instances.release();
   for (const auto& f : found) f.report();
+}
+
+// Launch-bound kernels come in one copy per launch slot where the backend locks each kernel type's
+// launch (launch_tuning::launch_slots): threads take slots in turn, so four threads that start one
+// after another hold four different slots, and each keeps its slot.
+TEST(TEST_CATEGORY, launch_slots_differ_between_threads) {
+  constexpr int slots = 4;
+  std::vector<int> first(slots, -1), again(slots, -1);
+  for (int t = 0; t < slots; ++t)
+    std::thread([&, t] {
+      first[static_cast<std::size_t>(t)] = kmask::detail::launch_slot_of_this_thread(slots);
+      again[static_cast<std::size_t>(t)] = kmask::detail::launch_slot_of_this_thread(slots);
+    }).join();
+  EXPECT_EQ(first, again);
+  std::vector<int> sorted = first;
+  std::sort(sorted.begin(), sorted.end());
+  EXPECT_EQ(sorted, (std::vector<int>{0, 1, 2, 3}));
 }
 
 // Calls on instances (CUDA: streams) that the application then fences and destroys; later calls on

@@ -146,6 +146,20 @@ inline std::uintptr_t queue_identity<Kokkos::Cuda>(const Kokkos::Cuda& exec) {
 }
 #endif
 
+// Whether the backend's launch holds a lock per kernel type around the launch itself, so that host
+// threads launching one kernel type concurrently queue behind each other. Kokkos 3.4 and 4.x CUDA
+// both do (a function-local static mutex in CudaParallelLaunchImpl::launch_kernel, held across the
+// <<<>>>); a launch-bound kmask kernel is then instantiated once per launch slot
+// (launch_tuning::launch_slots), so that threads in different slots never share that lock.
+template <class ExecSpace>
+constexpr bool launch_locked_per_kernel_type() {
+#if defined(KOKKOS_ENABLE_CUDA)
+  return std::is_same<ExecSpace, Kokkos::Cuda>::value;
+#else
+  return false;
+#endif
+}
+
 // Whether the calling thread may run a parallel region of Kokkos::DefaultHostExecutionSpace now.
 // Kokkos 3.x's OpenMP can only be entered from the thread that initialised it (its per-thread
 // instance pointer is null on every other thread, and the call aborts); from Kokkos 4.4 an OpenMP

@@ -9,6 +9,8 @@
 #include <kmask/types.hpp>
 
 #include <algorithm>
+#include <atomic>
+#include <utility>
 
 namespace kmask {
 namespace detail {
@@ -28,6 +30,14 @@ constexpr bool uses_cpu_kernels() {
 #else
   return runs_on_host<ExecSpace>();
 #endif
+}
+
+// The launch slot of the calling host thread, in [0, slots): threads take slots in turn at their
+// first launch, so up to `slots` threads that call at once hold different slots.
+inline int launch_slot_of_this_thread(int slots) {
+  static std::atomic<unsigned> next_thread{0};
+  thread_local const unsigned this_thread = next_thread.fetch_add(1, std::memory_order_relaxed);
+  return static_cast<int>(this_thread % static_cast<unsigned>(slots));
 }
 
 // Lanes of a CUDA warp: the GPU form lays words out in runs of this many.

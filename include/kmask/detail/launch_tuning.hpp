@@ -13,6 +13,7 @@
 // A specialisation must be seen before any kernel uses the space's tuning: a tuning build names a
 // header holding it in KMASK_TUNING_OVERRIDE_HEADER (a quoted path), included at the end of this one.
 
+#include <kmask/detail/compat.hpp>
 #include <kmask/types.hpp>
 
 namespace kmask {
@@ -46,6 +47,15 @@ struct launch_tuning {
   static constexpr int small_source_batch = 16;
   // Teams wanted per SM before teams shrink: scattered one-word loads need many warps in flight.
   static constexpr size_type gpu_small_teams_per_sm = 8;
+
+  // Copies of the small-segment kernel where the launch locks per kernel type (CUDA): host threads take
+  // them in turn, so up to 4 callers launch without queueing on one lock; 1 elsewhere (no lock to
+  // avoid), but 2 in the emulated GPU form, so that host CI runs the slot dispatch too.
+#if defined(KMASK_EMULATE_GPU_KERNELS)
+  static constexpr int launch_slots = launch_locked_per_kernel_type<ExecSpace>() ? 4 : 2;
+#else
+  static constexpr int launch_slots = launch_locked_per_kernel_type<ExecSpace>() ? 4 : 1;
+#endif
 
   // CPU form: long contiguous runs a core vectorises.
   // Widest small segment: above it a segment is a run long enough to vectorise.

@@ -16,6 +16,7 @@
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <utility>
 
 namespace kmask {
 namespace detail {
@@ -190,8 +191,9 @@ KOKKOS_FORCEINLINE_FUNCTION void combine_block(const Op& op, const SourceRef* so
 
 // Small segments (at most small_segment_words words): one segment per thread, one word per
 // vector lane, so a team holds many segments and no atomics are needed; the lanes' null counts
-// are reduced within the thread.
-template <class ExecSpace, class Op, class Destinations>
+// are reduced within the thread. Slot only makes copies of the kernel distinct types (see
+// launch_small_segments).
+template <class ExecSpace, class Op, class Destinations, int Slot = 0>
 struct small_segments_functor {
   using member_type = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
   segmented_args_for<ExecSpace, Op, Destinations> a;
@@ -379,6 +381,26 @@ struct cpu_segments_functor {
   }
 };
 
+// Small-segment calls are launch-bound, and where the backend locks each kernel type's launch,
+// threads launching one type queue on its lock: each thread launches the copy of its slot.
+template <int Slot, class ExecSpace, class Op, class Destinations>
+bool launch_small_segments_in(int slot, const Kokkos::TeamPolicy<ExecSpace>& policy,
+                              const small_segments_functor<ExecSpace, Op, Destinations, Slot>& f) {
+  if (slot != Slot) return false;
+  Kokkos::parallel_for("kmask::segmented_binop::small_segments", policy, f);
+  return true;
+}
+
+template <class ExecSpace, class Op, class Destinations, int... Slots>
+void launch_small_segments(const ExecSpace& exec, const segmented_args_for<ExecSpace, Op, Destinations>& a,
+                           const small_shape& shape, size_type league, std::integer_sequence<int, Slots...>) {
+  const int slot = sizeof...(Slots) == 1 ? 0 : launch_slot_of_this_thread(static_cast<int>(sizeof...(Slots)));
+  const Kokkos::TeamPolicy<ExecSpace> policy(exec, static_cast<int>(league), shape.team_size, shape.vector_length);
+  (void)(launch_small_segments_in<Slots>(slot, policy,
+                                         small_segments_functor<ExecSpace, Op, Destinations, Slots>{a, shape}) ||
+         ...);
+}
+
 template <class ExecSpace, class Op, class Destinations>
 void launch_segmented_binop(const char* fn, const ExecSpace& exec, const segmented_args_for<ExecSpace, Op, Destinations>& a) {
   if (a.num_segments == 0) return;
@@ -386,10 +408,8 @@ void launch_segmented_binop(const char* fn, const ExecSpace& exec, const segment
     const small_shape shape = small_shape_for(exec, a.words, a.num_segments);
     const size_type league  = (a.num_segments + shape.segments_per_team - 1) / shape.segments_per_team;
     check_league_size(fn, league);
-    Kokkos::parallel_for(
-        "kmask::segmented_binop::small_segments",
-        Kokkos::TeamPolicy<ExecSpace>(exec, static_cast<int>(league), shape.team_size, shape.vector_length),
-        small_segments_functor<ExecSpace, Op, Destinations>{a, shape});
+    launch_small_segments(exec, a, shape, league,
+                          std::make_integer_sequence<int, launch_tuning<ExecSpace>::launch_slots>{});
     return;
   }
   // Only the form ExecSpace uses is instantiated: the CPU form's loops are host code.
