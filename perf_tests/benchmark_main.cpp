@@ -3,6 +3,8 @@
 
 #include "bench_support.hpp"
 
+#include <cstdint>
+#include <cstdlib>
 #include <sstream>
 #include <string>
 
@@ -14,10 +16,33 @@ void register_move_bits_benchmarks();
 void register_make_masks_benchmarks();
 }  // namespace kmask_bench
 
+namespace {
+// KMASK_BENCH_KEEP_POOL=1 (CUDA): the device's default memory pool keeps what it has freed
+// instead of returning it at every synchronisation (its release threshold, 0 by default, set to
+// the maximum), as an application built on Kokkos_ENABLE_IMPL_CUDA_MALLOC_ASYNC may configure it.
+// Returns what the run used, for the JSON context.
+std::string configure_memory_pool() {
+  const char* keep = std::getenv("KMASK_BENCH_KEEP_POOL");
+  if (keep == nullptr || std::string(keep) != "1") return "default";
+#if defined(KOKKOS_ENABLE_CUDA)
+  int device = 0;
+  cudaMemPool_t pool;
+  std::uint64_t threshold = UINT64_MAX;
+  if (cudaGetDevice(&device) == cudaSuccess && cudaDeviceGetDefaultMemPool(&pool, device) == cudaSuccess &&
+      cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &threshold) == cudaSuccess)
+    return "release threshold max";
+  return "release threshold not set (CUDA error)";
+#else
+  return "default (no CUDA)";
+#endif
+}
+}  // namespace
+
 int main(int argc, char* argv[]) {
   Kokkos::initialize(argc, argv);
   {
     benchmark::Initialize(&argc, argv);
+    benchmark::AddCustomContext("memory_pool", configure_memory_pool());
     benchmark::AddCustomContext("kmask_version", kmask::version());
     benchmark::AddCustomContext("kokkos", kmask::kokkos_configuration());
     benchmark::AddCustomContext("execution_space", Kokkos::DefaultExecutionSpace::name());
