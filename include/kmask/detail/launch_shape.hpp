@@ -113,19 +113,18 @@ inline size_type gpu_team_threads(size_type words, size_type items) {
 // of `resident` leaves a last wave almost empty. So the count is chosen on that cost, over
 // 1..gpu_max_blocks_per_team blocks and at most gpu_team_source_blocks source blocks, unless that
 // many blocks fit the launch in one wave.
-// `items` words per thread, `teams_per_sm` 256-thread teams an SM holds (the kernel's LaunchBounds).
 template <class ExecSpace>
 team_shape gpu_shape_for(const ExecSpace& exec, size_type words, size_type num_segments,
-                         size_type sources_per_segment, size_type items = launch_tuning<ExecSpace>::gpu_items,
-                         size_type teams_per_sm = gpu_teams_per_sm<ExecSpace>()) {
+                         size_type sources_per_segment) {
   using tuning              = launch_tuning<ExecSpace>;
+  constexpr size_type items = tuning::gpu_items;
   const size_type threads   = gpu_team_threads(words, items);
   const size_type block     = threads * items;
   const size_type blocks    = (words + block - 1) / block;
   // Teams of `threads` an SM holds: the threads its 256-thread teams' registers allow, at most
   // the threads it keeps resident.
   const device_shape device  = device_shape_of(exec);
-  const size_type sm_threads = std::min<size_type>(teams_per_sm * size_type{256},
+  const size_type sm_threads = std::min<size_type>(gpu_teams_per_sm<ExecSpace>() * size_type{256},
                                                    device.threads_per_multiprocessor);
   const size_type resident   = std::max<size_type>(1, device.multiprocessors * sm_threads / threads);
   const size_type block_cost = block * (sources_per_segment + 1);
@@ -153,22 +152,6 @@ team_shape gpu_shape_for(const ExecSpace& exec, size_type words, size_type num_s
   }
   return {runs_on_host<ExecSpace>() ? 1 : static_cast<int>(threads), threads, block * per_team,
           (blocks + per_team - 1) / per_team, static_cast<int>(per_team)};
-}
-
-// Whether a wide launch of `num_segments` x `words` takes the few-words form: at gpu_items words a
-// thread it would fill less than 1/gpu_few_fill_divisor of the device's resident threads. The GPU
-// form emulated on a host decides as on a device of 132 SMs of 2048 threads (an H200), so that host
-// CI runs the form each shape gets there.
-template <class ExecSpace>
-bool wide_launch_takes_few_items(const ExecSpace& exec, size_type words, size_type num_segments) {
-  using tuning = launch_tuning<ExecSpace>;
-  if (tuning::gpu_few_items >= tuning::gpu_items) return false;
-  const device_shape device = runs_on_host<ExecSpace>() ? device_shape{132, 2048} : device_shape_of(exec);
-  const size_type resident  = static_cast<size_type>(device.multiprocessors) *
-                             std::min<size_type>(gpu_teams_per_sm<ExecSpace>() * size_type{256},
-                                                 device.threads_per_multiprocessor);
-  const size_type threads = num_segments * ((words + tuning::gpu_items - 1) / tuning::gpu_items);
-  return threads * tuning::gpu_few_fill_divisor < resident;
 }
 
 // Teams of the counting kernels, which read one word per index: a GPU team per block of

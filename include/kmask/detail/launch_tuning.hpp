@@ -39,14 +39,6 @@ struct launch_tuning {
   static constexpr size_type gpu_team_start_words = 8192;
   // A shifted source's next word from the next lane (CUDA), not a second request for the same line.
   static constexpr bool lane_shuffle = true;
-  // Launches too small to fill the device (a few segments of a few megabits): words per thread and
-  // the teams LaunchBounds must fit on an SM. At gpu_items, 10 segments of 2^20 bits made 80 teams,
-  // 0.3 of a wave (ncu); 4 words give four times the threads, and their ~80 registers let 3 teams share an SM.
-  static constexpr int gpu_few_items             = 4;
-  static constexpr int gpu_few_min_teams_per_sm = 3;
-  // A launch takes the few-words form when its gpu_items threads would fill less than 1/this of the
-  // resident threads.
-  static constexpr size_type gpu_few_fill_divisor = 2;
 
   // GPU form, small segments: one segment per thread, one word per vector lane.
   // Widest small segment, a warp's lanes: a team of words would leave most threads idle below it.

@@ -235,12 +235,10 @@ struct small_segments_functor {
 // In a block, each run of 32 TeamThreadRange indices (a warp on CUDA) owns 32 x gpu_items
 // consecutive words, index g word g % 32 of each 32, so every load instruction of a warp reads one
 // 128-byte line and neighbouring words sit in neighbouring lanes.
-// `Items` words per thread: launch_tuning's gpu_items, or gpu_few_items for launches too small to
-// fill the device.
-template <class ExecSpace, class Op, class Destinations, int Items = launch_tuning<ExecSpace>::gpu_items>
+template <class ExecSpace, class Op, class Destinations>
 struct wide_segments_functor {
   using member_type    = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
-  static constexpr int items = Items;
+  static constexpr int items = launch_tuning<ExecSpace>::gpu_items;
 #if defined(KOKKOS_ENABLE_CUDA)
   // A Kokkos CUDA team of vector length 1 gives thread g index g: lanes are consecutive indices.
   static constexpr bool warp_runs = std::is_same<ExecSpace, Kokkos::Cuda>::value;
@@ -424,30 +422,20 @@ void launch_segmented_binop(const char* fn, const ExecSpace& exec, const segment
                          Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<size_type>>(exec, 0, a.num_segments * units),
                          cpu_segments_functor<ExecSpace, Op, Destinations>{a, units});
   } else {
-    using tuning = launch_tuning<ExecSpace>;
     const size_type sources_per_segment =
         (static_cast<size_type>(a.sources.extent(0)) + a.num_segments - 1) / a.num_segments;
-    // Judged on one team per block of the gpu_items form, whatever form and blocks_per_team this
-    // device gets, so a call is accepted or refused alike on every device and backend.
-    const team_shape judged = gpu_shape_for(exec, a.row_words, a.num_segments, sources_per_segment);
-    const size_type block_words = judged.groups * tuning::gpu_items;
+    const team_shape shape = gpu_shape_for(exec, a.row_words, a.num_segments, sources_per_segment);
+    const size_type league = a.num_segments * shape.teams_per_segment;
+    // Judged on one team per block, whatever blocks_per_team this device gets, so a call is
+    // accepted or refused alike on every device and backend.
+    const size_type block_words = shape.groups * launch_tuning<ExecSpace>::gpu_items;
     check_league_size(fn, a.num_segments * ((a.row_words + block_words - 1) / block_words));
-    if (wide_launch_takes_few_items(exec, a.row_words, a.num_segments)) {
-      const team_shape shape = gpu_shape_for(exec, a.row_words, a.num_segments, sources_per_segment,
-                                             tuning::gpu_few_items, tuning::gpu_few_min_teams_per_sm);
-      using few_policy = Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<256, tuning::gpu_few_min_teams_per_sm>>;
-      Kokkos::parallel_for("kmask::segmented_binop::words",
-                           few_policy(exec, static_cast<int>(a.num_segments * shape.teams_per_segment), shape.team_size),
-                           wide_segments_functor<ExecSpace, Op, Destinations, tuning::gpu_few_items>{a, shape});
-      return;
-    }
-    constexpr int min_teams = tuning::gpu_min_teams_per_sm;
+    constexpr int min_teams = launch_tuning<ExecSpace>::gpu_min_teams_per_sm;
     using wide_policy       = std::conditional_t<(min_teams > 0),
                                            Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<256, min_teams>>,
                                            Kokkos::TeamPolicy<ExecSpace>>;
-    Kokkos::parallel_for("kmask::segmented_binop::words",
-                         wide_policy(exec, static_cast<int>(a.num_segments * judged.teams_per_segment), judged.team_size),
-                         wide_segments_functor<ExecSpace, Op, Destinations>{a, judged});
+    Kokkos::parallel_for("kmask::segmented_binop::words", wide_policy(exec, static_cast<int>(league), shape.team_size),
+                         wide_segments_functor<ExecSpace, Op, Destinations>{a, shape});
   }
 }
 
