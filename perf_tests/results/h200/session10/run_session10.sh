@@ -68,6 +68,20 @@ for s in "$@"; do
         i18-k46a-keep-pool-3 0.05 "$i18"
       KMASK_BENCH_KEEP_POOL=1 bench build/k46a-cuda/perf_tests/kmask_benchmarks alloc-conc-k46a-keep-pool-3 0.05 "$alloc"
       ;;
+    few)
+      # The 4-words form of few-segment wide launches (9ddd749) against the binary before it (7b85507),
+      # alternated, and ncu of the new form's kernel.
+      f='segmented_binop/(inplace|alloc)/(and|and_not)/segments:10/masks:(4|8|16)/bits:(1048576|16777216)/|superimpose_nulls_tree/struct:1x8x8/bits:1048576/'
+      for r in 1 2; do
+        KMASK_BENCH_NO_PEERS=1 bench build/cuda/perf_tests/kmask_benchmarks "few-new-$r" 0.05 "$f"
+        KMASK_BENCH_NO_PEERS=1 bench build/s10-before/perf_tests/kmask_benchmarks "few-before-$r" 0.05 "$f"
+      done
+      timeout 120 ncu --clock-control none --kernel-name-base demangled -k regex:kmask::detail --launch-skip 2 \
+        --launch-count 1 --section SpeedOfLight --section Occupancy --section LaunchStats \
+        build/cuda/perf_tests/kmask_benchmarks --benchmark_min_time=0.001 \
+        '--benchmark_filter=segmented_binop/inplace/and/segments:10/masks:(4|16)/bits:1048576/aligned/' > "$o/few-ncu.txt" 2>&1
+      grep -E "Duration|Grid Size|Achieved Occupancy|DRAM Throughput|Registers Per" "$o/few-ncu.txt"
+      ;;
     host)
       bench build/host/perf_tests/kmask_benchmarks host-openmp 0.05 \
         'count_set_bits/(24|27)|copy_bitmask/(24|27)/|move_bits/|make_masks/|batch_count/|superimpose_nulls_tree/'
