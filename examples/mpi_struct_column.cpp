@@ -192,6 +192,21 @@ std::vector<size_type> host_counts(const table& t) {
   return counts;
 }
 
+// Where this rank runs: with CUDA the device Kokkos chose and its PCI bus id (distinct ids show the
+// ranks on distinct GPUs), else the execution space's name.
+std::string device_of_this_rank() {
+#if defined(KOKKOS_ENABLE_CUDA)
+  int device = -1;
+  char bus[32] = {0};
+  if (cudaGetDevice(&device) == cudaSuccess && cudaDeviceGetPCIBusId(bus, sizeof bus, device) == cudaSuccess)
+    return "CUDA device " + std::to_string(device) + ", PCI bus id " + bus;
+  cudaGetLastError();
+  return "CUDA device unknown";
+#else
+  return exec_space::name();
+#endif
+}
+
 int run(const options& o, int rank, int ranks) {
   exec_space exec;
   const table t = make_table(o);
@@ -207,8 +222,9 @@ int run(const options& o, int rank, int ranks) {
   MPI_Allreduce(local.data(), global.data(), static_cast<int>(local.size()), MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
   for (int r = 0; r < ranks; ++r) {
     if (r == rank)
-      std::cout << "rank " << rank << "/" << ranks << ": rows [" << lo << ", " << hi << "), " << local_errors
-                << " bit errors, null count of every-field-valid " << local[t.child.size()] << std::endl;
+      std::cout << "rank " << rank << "/" << ranks << " (" << device_of_this_rank() << "): rows [" << lo << ", " << hi
+                << "), " << local_errors << " bit errors, null count of every-field-valid " << local[t.child.size()]
+                << std::endl;
     MPI_Barrier(MPI_COMM_WORLD);
   }
 
