@@ -37,7 +37,7 @@ struct hash_pred {
 struct counting_pred {
   Kokkos::View<int*, MS> calls;
   KOKKOS_INLINE_FUNCTION bool operator()(size_type i) const {
-    Kokkos::atomic_increment(&calls(i));
+    Kokkos::atomic_add(&calls(i), 1);
     return i % 5 != 2;
   }
 };
