@@ -383,11 +383,13 @@ struct cpu_segments_functor {
 
 // Small-segment calls are launch-bound, and where the backend locks each kernel type's launch,
 // threads launching one type queue on its lock: each thread launches the copy of its slot.
+// Only the functor of the thread's own slot is built: each one copies the arguments' Views.
 template <int Slot, class ExecSpace, class Op, class Destinations>
 bool launch_small_segments_in(int slot, const Kokkos::TeamPolicy<ExecSpace>& policy,
-                              const small_segments_functor<ExecSpace, Op, Destinations, Slot>& f) {
+                              const segmented_args_for<ExecSpace, Op, Destinations>& a, const small_shape& shape) {
   if (slot != Slot) return false;
-  Kokkos::parallel_for("kmask::segmented_binop::small_segments", policy, f);
+  Kokkos::parallel_for("kmask::segmented_binop::small_segments", policy,
+                       small_segments_functor<ExecSpace, Op, Destinations, Slot>{a, shape});
   return true;
 }
 
@@ -396,9 +398,7 @@ void launch_small_segments(const ExecSpace& exec, const segmented_args_for<ExecS
                            const small_shape& shape, size_type league, std::integer_sequence<int, Slots...>) {
   const int slot = sizeof...(Slots) == 1 ? 0 : launch_slot_of_this_thread(static_cast<int>(sizeof...(Slots)));
   const Kokkos::TeamPolicy<ExecSpace> policy(exec, static_cast<int>(league), shape.team_size, shape.vector_length);
-  (void)(launch_small_segments_in<Slots>(slot, policy,
-                                         small_segments_functor<ExecSpace, Op, Destinations, Slots>{a, shape}) ||
-         ...);
+  (void)(launch_small_segments_in<Slots>(slot, policy, a, shape) || ...);
 }
 
 template <class ExecSpace, class Op, class Destinations>
