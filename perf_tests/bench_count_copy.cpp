@@ -93,6 +93,18 @@ void copy_bits(benchmark::State& state) {
                                                   kmask::allocation_size_bytes(bits - b) / sizeof(word_type));
     exec.fence();
   });
+  // The same copy into a destination allocated once (copy_bits, fenced), and the two
+  // ratios: that against the same-bytes copy (the call without its allocation), and the
+  // allocating call against that plus the allocation alone.
+  const Kokkos::View<word_type*, memory_space> dest(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "bench::dest"),
+                                                   kmask::num_words(bits - b));
+  const double into_dest = time_median(exec, [&] {
+    kmask::copy_bits(exec, dest, 0, Kokkos::View<const word_type*, memory_space>(m), b, bits - b);
+    exec.fence();
+  });
+  state.counters["into_dest_us"]      = 1e6 * into_dest;
+  state.counters["into_dest_vs_copy"] = same_bytes_copy_time(exec, static_cast<size_type>(2 * ((bits - b) / 8))) / into_dest;
+  state.counters["vs_parts"] = state.counters["median_us"] / (state.counters["into_dest_us"] + state.counters["alloc_us"]);
 }
 
 }  // namespace

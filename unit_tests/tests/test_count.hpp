@@ -146,3 +146,104 @@ TEST(TEST_CATEGORY, inplace_segmented_count_writes_only_its_counts) {
     }
   }
 }
+
+// Every form of the segmented count kernel, by the shapes that pick them on a GPU: ranges of a few
+// words (a thread each), ranges that each fit one team (which writes its count) with and without
+// the team-to-range table (16 ranges or more), and ranges of several teams (a start kernel, then
+// atomics), each with empty ranges where the form allows them; set and unset counts, from a
+// sliced and from an inverted source, into poisoned counts.
+TEST(TEST_CATEGORY, segmented_count_every_kernel_form) {
+  TEST_EXECSPACE exec;
+  using MS        = typename TEST_EXECSPACE::memory_space;
+  const auto seed = base_seed() + 15;
+  SCOPED_TRACE(seed_note(seed));
+  std::mt19937_64 rng(seed);
+  const std::size_t words = 40000;
+  const auto host         = random_words(rng, words);
+  const auto dev          = to_device<TEST_EXECSPACE>(host);
+  const size_type total   = static_cast<size_type>(words) * 32;
+  struct form {
+    const char* name;
+    int ranges;
+    size_type min_bits, max_bits;
+    bool empties;
+  };
+  const form forms[] = {{"a few words each", 300, 0, 64 * 32, true},
+                        {"one team each, with the table", 40, 65 * 32, 2000 * 32, false},
+                        {"one team each, searched", 6, 65 * 32, 2000 * 32, false},
+                        {"several teams each, with the table", 24, 0, 30000 * 32, true},
+                        {"several teams each, searched", 5, 3000 * 32, 30000 * 32, true}};
+  for (const form& f : forms) {
+    for (const size_type shift : {size_type{0}, size_type{13}}) {
+      SCOPED_TRACE(::testing::Message() << f.name << ", source begin bit " << shift);
+      std::vector<size_type> ranges;
+      for (int r = 0; r < f.ranges; ++r) {
+        size_type len = f.min_bits + static_cast<size_type>(rng() % static_cast<std::uint64_t>(f.max_bits - f.min_bits + 1));
+        if (f.empties && r % 7 == 3) len = 0;
+        len = std::min(len, total - shift);
+        const size_type b = static_cast<size_type>(rng() % static_cast<std::uint64_t>(total - shift - len + 1));
+        ranges.push_back(b);
+        ranges.push_back(b + len);
+      }
+      const std::size_t n = ranges.size() / 2;
+      Kokkos::View<size_type*, MS> set("set", n + 1), unset_inv("unset_inv", n + 1);
+      Kokkos::deep_copy(set, size_type{-777});
+      Kokkos::deep_copy(unset_inv, size_type{-777});
+      const kmask::source_mask src{dev.data(), static_cast<size_type>(words), shift};
+      kmask::inplace_segmented_count_set_bits(exec, src, ranges, set);
+      // The unset bits of the complement are the set bits.
+      kmask::inplace_segmented_count_unset_bits(exec, kmask::inverted(src), ranges, unset_inv);
+      exec.fence();
+      const auto s = counts_to_host(set), ui = counts_to_host(unset_inv);
+      for (std::size_t r = 0; r < n; ++r) {
+        const size_type expect = ref::count_set(host, shift + ranges[2 * r], shift + ranges[2 * r + 1]);
+        ASSERT_EQ(s[r], expect) << "range " << r << " [" << ranges[2 * r] << ", " << ranges[2 * r + 1] << ")";
+        ASSERT_EQ(ui[r], expect) << "inverted, range " << r;
+      }
+      EXPECT_EQ(s[n], -777) << "the entry past the ranges was written";
+      EXPECT_EQ(ui[n], -777) << "the entry past the ranges was written";
+    }
+  }
+}
+
+// The host's counting loops (count_words_on_cpu and each instruction-set form it picks from at run
+// time) against the bit reference, over runs of every length to a few hundred words at every
+// start, ranges cut inside the end words. A form the processor lacks is skipped, and says so.
+TEST(TEST_CATEGORY, host_counting_loops_of_every_instruction_set) {
+  std::mt19937_64 rng(base_seed() + 16);
+  const auto host = random_words(rng, 1200);
+  std::vector<std::string> skipped;
+  for (int iter = 0; iter < 400; ++iter) {
+    const size_type first = static_cast<size_type>(rng() % 300), stop = first + static_cast<size_type>(rng() % 700);
+    const size_type begin = first * 32 + static_cast<size_type>(rng() % 32);
+    const size_type end   = std::max(begin, stop * 32 - static_cast<size_type>(rng() % 32));
+    const size_type expect = ref::count_set(host, begin, end);
+    ASSERT_EQ(kmask::detail::count_words_on_cpu(host.data(), first, stop, begin, end), expect)
+        << "words [" << first << ", " << stop << "), bits [" << begin << ", " << end << ")";
+    const size_type whole = ref::count_set(host, first * 32, stop * 32);
+#if defined(KMASK_HOST_POPCNT)
+    if (kmask::detail::host_has_popcnt())
+      ASSERT_EQ(kmask::detail::popcnt_words(host.data(), first, stop), whole) << "popcnt, words [" << first << ", " << stop << ")";
+#endif
+#if defined(KMASK_HOST_AVX512_POPCNT)
+    if (kmask::detail::host_has_avx512_popcnt())
+      ASSERT_EQ(kmask::detail::avx512_popcnt_words(host.data(), first, stop), whole)
+          << "AVX-512, words [" << first << ", " << stop << ")";
+#endif
+  }
+#if !defined(KMASK_HOST_POPCNT)
+  skipped.push_back("popcnt (not an x86-64 GCC or Clang build)");
+#else
+  if (!kmask::detail::host_has_popcnt()) skipped.push_back("popcnt (this processor has no popcnt)");
+#endif
+#if !defined(KMASK_HOST_AVX512_POPCNT)
+  skipped.push_back("AVX-512 (not compiled in: not an x86-64 host compilation by GCC >= 8 or Clang >= 6)");
+#else
+  if (!kmask::detail::host_has_avx512_popcnt()) skipped.push_back("AVX-512 (this processor has no AVX512F + VPOPCNTDQ)");
+#endif
+  if (!skipped.empty()) {
+    std::string why;
+    for (const auto& s : skipped) why += (why.empty() ? "" : "; ") + s;
+    GTEST_SKIP() << "the generic loop was checked; not checked: " << why;
+  }
+}

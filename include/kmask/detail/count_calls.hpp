@@ -8,11 +8,57 @@
 #include <kmask/detail/validation.hpp>
 #include <kmask/types.hpp>
 
+#include <algorithm>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace kmask {
 namespace detail {
+// count_set_bits' GPU form (count_stride_functor), enqueued on `exec`: one launch of at most
+// count_gpu_teams_per_sm teams per SM, each thread's loads strided by the whole launch. Where the
+// kernels can write the staging pool's page-locked host memory (CUDA), the reduction's result is
+// written there, so the host reads it after the fence with no copy back. Returns after the fence.
+template <class ExecSpace>
+size_type count_on_gpu(const char* label, const ExecSpace& exec, const word_type* m, size_type first, size_type stop,
+                       size_type b, size_type e) {
+  using tuning           = launch_tuning<ExecSpace>;
+  constexpr int items    = static_cast<int>(tuning::count_gpu_items);
+  const int team         = runs_on_host<ExecSpace>() ? 1 : tuning::count_gpu_team;  // emulated: host teams are one thread
+  const bool aligned     = reinterpret_cast<std::uintptr_t>(m) % 16 == 0;
+  const size_type unit   = aligned ? 4 : 1;
+  const size_type inside_lo = (b + word_bits - 1) / word_bits, inside_hi = e / word_bits;
+  const size_type u0 = (inside_lo + unit - 1) / unit, u1 = inside_hi / unit;
+  const size_type units  = u1 > u0 ? u1 - u0 : 0;
+  const size_type most   = tuning::count_gpu_teams_per_sm * device_shape_of(exec).multiprocessors;
+  const size_type league = std::max<size_type>(1, std::min<size_type>(most, (units + team - 1) / team));
+  const Kokkos::TeamPolicy<ExecSpace> policy(exec, static_cast<int>(league), team);
+  const size_type threads = league * team;
+  const auto run = [&](auto&& result) {
+    if (aligned) {
+      Kokkos::parallel_reduce(label, policy,
+                              count_stride_functor<ExecSpace, 4, items>{m, first, stop, b, e, u0, u1, threads}, result);
+    } else {
+      Kokkos::parallel_reduce(label, policy,
+                              count_stride_functor<ExecSpace, 1, items>{m, first, stop, b, e, u0, u1, threads}, result);
+    }
+  };
+  using staging_space = typename staging_pool<ExecSpace>::staging_space;
+  if constexpr (Kokkos::SpaceAccessibility<ExecSpace, staging_space>::accessible) {
+    auto lease = staging_pool<ExecSpace>::acquire(exec, 1, 1, std::string(label) + "::result");
+    const Kokkos::View<size_type, staging_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>> result(
+        reinterpret_cast<size_type*>(lease.host()));
+    run(result);
+    exec.fence();
+    return result();
+  } else {
+    size_type total = 0;
+    run(total);
+    exec.fence();
+    return total;
+  }
+}
+
 template <class ExecSpace>
 size_type count_set_bits_call(const char* fn, const ExecSpace& exec, const source_mask& mask, size_type begin_bit,
                               size_type end_bit) {
@@ -24,12 +70,12 @@ size_type count_set_bits_call(const char* fn, const ExecSpace& exec, const sourc
   if (!check_bit_range(fn, "mask", mask, begin_bit, end_bit)) return end_bit - begin_bit;  // absent: all set
   if (end_bit == begin_bit) return 0;
   const size_type b = mask.begin_bit + begin_bit, e = mask.begin_bit + end_bit;
-  size_type total       = 0;
   const word_type* m    = mask.words;
   const size_type first = b / word_bits, stop = (e - 1) / word_bits + 1;
   if constexpr (uses_cpu_kernels<ExecSpace>()) {
     // A host thread per chunk of words, counted by count_words_on_cpu (popcnt, or a loop that vectorises).
     constexpr size_type chunk = launch_tuning<ExecSpace>::count_cpu_chunk_words;
+    size_type total           = 0;
     Kokkos::parallel_reduce(
         "kmask::count_set_bits::words",
         Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<size_type>>(exec, 0, (stop - first + chunk - 1) / chunk),
@@ -38,22 +84,11 @@ size_type count_set_bits_call(const char* fn, const ExecSpace& exec, const sourc
           acc += count_words_on_cpu(m, w0, stop - w0 < chunk ? stop : w0 + chunk, b, e);
         },
         total);
+    exec.fence();
+    return total;
   } else {
-    // A range-policy reduction over groups of words: a team-per-block reduction (the segmented
-    // counts' kernel) measured 1.7-3.2x slower here on the H200 with Kokkos 3.4.
-    constexpr size_type group = count_groups_functor<true>::group;
-    const Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<size_type>> groups(exec, first / group,
-                                                                              (stop + group - 1) / group);
-    if (reinterpret_cast<std::uintptr_t>(m) % 16 == 0) {
-      Kokkos::parallel_reduce("kmask::count_set_bits::words", groups, count_groups_functor<true>{m, first, stop, b, e},
-                              total);
-    } else {
-      Kokkos::parallel_reduce("kmask::count_set_bits::words", groups,
-                              count_groups_functor<false>{m, first, stop, b, e}, total);
-    }
+    return count_on_gpu("kmask::count_set_bits::words", exec, m, first, stop, b, e);
   }
-  exec.fence();
-  return total;
 }
 
 template <class ExecSpace>

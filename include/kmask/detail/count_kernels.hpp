@@ -17,6 +17,14 @@
 #include <cstring>
 #include <string>
 #include <vector>
+// AVX-512 counting on x86-64 hosts (avx512_popcnt_words), chosen at run time. Not in CUDA, HIP or
+// SYCL compilations: their front ends need not accept AVX-512 intrinsics (their host spaces keep popcnt).
+#if (defined(__x86_64__) || defined(_M_X64)) && !defined(__CUDACC__) && !defined(__HIPCC__) && \
+    !defined(SYCL_LANGUAGE_VERSION) &&                                                         \
+    ((defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 8) || (defined(__clang__) && __clang_major__ >= 6))
+#define KMASK_HOST_AVX512_POPCNT 1
+#include <immintrin.h>
+#endif
 
 namespace kmask {
 namespace detail {
@@ -52,10 +60,30 @@ inline bool host_has_popcnt() {
   static const bool yes = __builtin_cpu_supports("popcnt");
   return yes;
 }
+
+// The same with AVX-512's VPOPCNTDQ, sixteen words an instruction: scalar popcnt, one 64-bit word a
+// cycle, held a 16-core host count to ~150 GB/s from cache. Called only where the processor has it.
+#if defined(KMASK_HOST_AVX512_POPCNT)
+__attribute__((target("avx512f,avx512vpopcntdq,popcnt"))) inline size_type avx512_popcnt_words(const word_type* m,
+                                                                                              size_type lo,
+                                                                                              size_type hi) {
+  __m512i s0 = _mm512_setzero_si512(), s1 = _mm512_setzero_si512();
+  size_type w = lo;
+  for (; w + 32 <= hi; w += 32) {
+    s0 = _mm512_add_epi64(s0, _mm512_popcnt_epi64(_mm512_loadu_si512(static_cast<const void*>(m + w))));
+    s1 = _mm512_add_epi64(s1, _mm512_popcnt_epi64(_mm512_loadu_si512(static_cast<const void*>(m + w + 16))));
+  }
+  return static_cast<size_type>(_mm512_reduce_add_epi64(_mm512_add_epi64(s0, s1))) + popcnt_words(m, w, hi);
+}
+inline bool host_has_avx512_popcnt() {
+  static const bool yes = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vpopcntdq");
+  return yes;
+}
+#endif
 #endif
 
 // Set bits of words [first, stop) of `m` inside bits [begin, end), on one CPU thread: the words
-// wholly inside the range with popcnt where the processor has it, else through a loop of shifts,
+// wholly inside the range with AVX-512 or popcnt where the processor has it, else through a loop of shifts,
 // masks and adds that vectorises (x86-64's baseline has no popcnt: a word at a time, that loop
 // ran at ~1 GB/s per core on the H200's host); the at most two partial words at the range's ends
 // one by one.
@@ -73,6 +101,9 @@ KOKKOS_INLINE_FUNCTION size_type count_words_on_cpu(const word_type* m, size_typ
   for (size_type w = hi; w < stop; ++w) set += set_bits_in_range(m[w], w, begin, end);
 #if defined(KMASK_HOST_POPCNT) && !defined(__CUDA_ARCH__) && !defined(__HIP_DEVICE_COMPILE__) && \
     !defined(__SYCL_DEVICE_ONLY__)
+#if defined(KMASK_HOST_AVX512_POPCNT)
+  if (hi - lo >= 64 && host_has_avx512_popcnt()) return set + avx512_popcnt_words(m, lo, hi);
+#endif
   if (host_has_popcnt()) return set + popcnt_words(m, lo, hi);
 #endif
   for (size_type w0 = lo; w0 < hi; w0 += max_half_count_words) {
@@ -84,31 +115,44 @@ KOKKOS_INLINE_FUNCTION size_type count_words_on_cpu(const word_type* m, size_typ
   return set;
 }
 
-// count_set_bits' GPU form: one reduction index per `group` words at a multiple of that many, so
-// each thread has a group's loads in flight at once (one word per index kept too few bytes in
-// flight to reach the memory's rate); with `Aligned` (the mask's words 16-byte aligned) they are
-// 16-byte loads. Groups cut by [first, stop) load word by word.
-template <bool Aligned>
-struct count_groups_functor {
-  // 32 words, eight 16-byte loads: Kokkos' range reduction runs at most 256 x 256 threads on CUDA.
-  static constexpr size_type group = 32;
+// count_set_bits' GPU form: every thread of the launch strides over the mask's units (16-byte
+// groups of 4 words when the words are 16-byte aligned, else single words) together, thread g
+// reading units g, g + T, ..., g + (Items - 1) T of each pass of Items x T units (T threads in
+// all), so each load instruction of a warp reads consecutive bytes and a thread has Items loads in
+// flight before it counts any. Units hold only words wholly inside the bits [begin, end); the at
+// most 2 x Unit words around them are thread 0's. Each thread adds its own sum to the reduction.
+template <class ExecSpace, int Unit, int Items>
+struct count_stride_functor {
+  using member_type = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
   const word_type* m;
-  size_type first, stop, begin, end;
+  size_type first, stop;  // words holding bits of [begin, end)
+  size_type begin, end;
+  size_type u0, u1;       // units wholly inside: words [u0 Unit, u1 Unit)
+  size_type threads;      // of the whole launch
 
-  KOKKOS_INLINE_FUNCTION void operator()(size_type g, size_type& acc) const {
-    const size_type w0 = g * group;
-    int set            = 0;
-    if (w0 >= first && w0 + group <= stop) {
-      word_type w[group];
-      if constexpr (Aligned) {
-        for (int k = 0; k < static_cast<int>(group); k += 4) load_four_words(m + w0 + k, w + k);
-      } else {
-        for (int k = 0; k < static_cast<int>(group); ++k) w[k] = m[w0 + k];
+  KOKKOS_INLINE_FUNCTION void operator()(const member_type& team, size_type& acc) const {
+    const size_type g = static_cast<size_type>(team.league_rank()) * team.team_size() + team.team_rank();
+    size_type set     = 0;
+    for (size_type pass = u0 + g; pass < u1; pass += Items * threads) {
+      word_type w[Items][Unit];
+#pragma unroll
+      for (int i = 0; i < Items; ++i) {
+        const size_type u = pass + i * threads;
+        if (u < u1) {
+          if constexpr (Unit == 4) load_four_words(m + u * 4, w[i]);
+          else w[i][0] = m[u];
+        } else {
+          for (int k = 0; k < Unit; ++k) w[i][k] = 0;
+        }
       }
-      for (int k = 0; k < static_cast<int>(group); ++k) set += set_bits_in_range(w[k], w0 + k, begin, end);
-    } else {
-      const size_type lo = w0 > first ? w0 : first, hi = w0 + group < stop ? w0 + group : stop;
-      for (size_type k = lo; k < hi; ++k) set += set_bits_in_range(m[k], k, begin, end);
+#pragma unroll
+      for (int i = 0; i < Items; ++i)
+        for (int k = 0; k < Unit; ++k) set += popcount32(w[i][k]);
+    }
+    if (g == 0) {
+      const size_type lo = u1 > u0 ? u0 * Unit : stop, hi = u1 > u0 ? u1 * Unit : stop;
+      for (size_type w = first; w < lo; ++w) set += set_bits_in_range(m[w], w, begin, end);
+      for (size_type w = hi; w < stop; ++w) set += set_bits_in_range(m[w], w, begin, end);
     }
     acc += set;
   }
@@ -135,6 +179,42 @@ KOKKOS_FORCEINLINE_FUNCTION size_type count_block_on_gpu(size_type t, size_type 
   return set;
 }
 
+// What a range's count starts from before its set bits are added (or, `unset`, taken off): an
+// absent mask has every bit set (an inverted absent one none).
+KOKKOS_FORCEINLINE_FUNCTION size_type range_count_start(size_type len, bool absent, bool unset) {
+  return absent ? (unset ? 0 : len) : (unset ? len : 0);
+}
+
+// Ranges of a few words: one GPU thread counts a whole range and writes its count (no atomics, no
+// start kernel), up to count_gpu_items loads in flight.
+template <class ExecSpace>
+struct short_range_count_functor {
+  using memory_space = typename ExecSpace::memory_space;
+  const word_type* mask;  // nullptr: absent
+  const size_type* ranges;
+  Kokkos::View<size_type*, memory_space> counts;
+  bool unset;
+
+  KOKKOS_INLINE_FUNCTION void operator()(size_type r) const {
+    const size_type begin = ranges[2 * r], end = ranges[2 * r + 1];
+    const size_type len   = end - begin;
+    size_type set         = 0;
+    if (mask != nullptr && len > 0) {
+      constexpr int items   = static_cast<int>(launch_tuning<ExecSpace>::count_gpu_items);
+      const size_type first = begin / word_bits, stop = (end - 1) / word_bits + 1;
+      for (size_type w0 = first; w0 < stop; w0 += items) {
+        word_type words[items];
+#pragma unroll
+        for (int i = 0; i < items; ++i) words[i] = w0 + i < stop ? mask[w0 + i] : word_type{0};
+#pragma unroll
+        for (int i = 0; i < items; ++i)
+          if (w0 + i < stop) set += set_bits_in_range(words[i], w0 + i, begin, end);
+      }
+    }
+    counts(r) = range_count_start(len, mask == nullptr, unset) + (unset ? -set : set);
+  }
+};
+
 template <class ExecSpace>
 struct range_count_functor {
   using memory_space = typename ExecSpace::memory_space;
@@ -142,22 +222,29 @@ struct range_count_functor {
   const word_type* mask;
   const size_type* ranges;      // begin0, end0, begin1, end1, ... (bits of `mask`)
   const size_type* first_team;  // num_ranges + 1: teams before range r
+  const std::uint32_t* team_range;  // the range of each team, or nullptr: searched in first_team
   Kokkos::View<size_type*, memory_space> counts;
   size_type num_ranges;
   size_type words_per_team;
   bool unset;  // counts start at the range's length and the set bits are taken off
+  bool sole;   // every range has one team, which writes its count (no start kernel, no atomic)
   // Host teams are one thread each (count_shape_for): they count with a vectorised loop instead.
   static constexpr bool on_host = runs_on_host<ExecSpace>();
 
-  KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
-    const size_type t = team.league_rank();
-    // The range whose teams include t: the last r with first_team[r] <= t (bounds are the loop).
+  KOKKOS_INLINE_FUNCTION size_type range_of(size_type t) const {
+    if (team_range != nullptr) return team_range[t];
+    // The last r with first_team[r] <= t (bounds are the loop).
     size_type lo = 0, hi = num_ranges;
     while (hi - lo > 1) {
       const size_type mid = lo + (hi - lo) / 2;
       if (first_team[mid] <= t) lo = mid; else hi = mid;
     }
-    const size_type r     = lo;
+    return lo;
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
+    const size_type t     = team.league_rank();
+    const size_type r     = range_of(t);
     const size_type begin = ranges[2 * r], end = ranges[2 * r + 1];
     const size_type first = begin / word_bits + (t - first_team[r]) * words_per_team;
     const size_type last_word = (end - 1) / word_bits + 1;
@@ -175,7 +262,10 @@ struct range_count_functor {
           },
           set);
     }
-    Kokkos::single(Kokkos::PerTeam(team), [&]() { atomic_add_count(&counts(r), unset ? -set : set); });
+    Kokkos::single(Kokkos::PerTeam(team), [&]() {
+      if (sole) counts(r) = range_count_start(end - begin, false, unset) + (unset ? -set : set);
+      else atomic_add_count(&counts(r), unset ? -set : set);
+    });
   }
 };
 
@@ -183,6 +273,12 @@ struct range_count_functor {
 // [ranges[2r], ranges[2r+1]) for every r, counted from mask.begin_bit; ranges and counts checked.
 // The ranges travel in a staging lease, so nothing is allocated. An absent mask has every bit set
 // (an inverted absent one none).
+//
+// GPU form, ranges of at most count_gpu_thread_range_words words: a thread per range, one launch.
+// Otherwise a team per block of words of a range: the host writes each team's range beside the
+// bounds (where a search of first_team would take 4 or more dependent loads before a team's
+// first word), and where some range has several teams a start kernel sets the counts that the
+// teams then add to atomically.
 template <class ExecSpace>
 void count_ranges_into(const char* fn, const ExecSpace& exec, const source_mask& mask,
                        const std::vector<size_type>& ranges, bool unset,
@@ -192,47 +288,81 @@ void count_ranges_into(const char* fn, const ExecSpace& exec, const source_mask&
   if (n == 0) return;
   // The set bits of an inverted mask are the unset bits of the mask it complements.
   unset = unset != mask.invert;
-  const size_type base = mask.words == nullptr ? 0 : mask.begin_bit;
+  const bool absent    = mask.words == nullptr;
+  const size_type base = absent ? 0 : mask.begin_bit;
   // Size the teams for the longest range, then give each range as many teams as it needs.
   size_type longest = 0;
   for (size_type r = 0; r < n; ++r)
     if (ranges[2 * r + 1] > ranges[2 * r])
       longest = std::max(longest, (base + ranges[2 * r + 1] - 1) / word_bits + 1 - (base + ranges[2 * r]) / word_bits);
+
+  if (!uses_cpu_kernels<ExecSpace>() && longest <= launch_tuning<ExecSpace>::count_gpu_thread_range_words) {
+    const std::size_t words = static_cast<std::size_t>(2 * n);
+    auto lease              = staging_pool<ExecSpace>::acquire(exec, words, words, pre + "ranges");
+    size_type* bounds       = reinterpret_cast<size_type*>(lease.host());
+    for (size_type r = 0; r < n; ++r) {
+      bounds[2 * r]     = base + ranges[2 * r];
+      bounds[2 * r + 1] = base + ranges[2 * r + 1];
+    }
+    lease.upload(0, words);
+    Kokkos::parallel_for(pre + "short_ranges", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<size_type>>(exec, 0, n),
+                         short_range_count_functor<ExecSpace>{mask.words, reinterpret_cast<const size_type*>(lease.device()),
+                                                              counts, unset});
+    return;
+  }
+
   const team_shape shape = count_shape_for<ExecSpace>(std::max<size_type>(longest, 1));
-  const std::size_t words = static_cast<std::size_t>(3 * n + 1);
-  auto lease              = staging_pool<ExecSpace>::acquire(exec, words, words, pre + "ranges");
-  size_type* bounds     = reinterpret_cast<size_type*>(lease.host());
-  size_type* first_team = bounds + 2 * n;
-  first_team[0]         = 0;
   // Teams per range by a shift where a team's words are a power of two (the GPU shapes): a
   // division per range was most of the host pass over 100,000 ranges.
   const std::uint64_t per_team = static_cast<std::uint64_t>(shape.words_per_team);
   int team_shift               = -1;
   if ((per_team & (per_team - 1)) == 0)
     for (team_shift = 0; (std::uint64_t{1} << team_shift) < per_team;) ++team_shift;
-  for (size_type r = 0; r < n; ++r) {
-    const size_type b = base + ranges[2 * r], e = base + ranges[2 * r + 1];
-    bounds[2 * r]         = b;
-    bounds[2 * r + 1]     = e;
+  const auto teams_of = [&](size_type b, size_type e) {
     const std::uint64_t words =
         e > b ? static_cast<std::uint64_t>((e - 1) / word_bits + 1 - b / word_bits) : std::uint64_t{0};
-    const std::uint64_t teams = team_shift >= 0 ? (words + per_team - 1) >> team_shift : (words + per_team - 1) / per_team;
-    first_team[r + 1]         = first_team[r] + static_cast<size_type>(teams);
-  }
-  const size_type league = mask.words == nullptr ? 0 : first_team[n];
+    return static_cast<size_type>(team_shift >= 0 ? (words + per_team - 1) >> team_shift
+                                                  : (words + per_team - 1) / per_team);
+  };
+  size_type league = 0;
+  bool sole        = true;
+  if (!absent)
+    for (size_type r = 0; r < n; ++r) {
+      const size_type teams = teams_of(base + ranges[2 * r], base + ranges[2 * r + 1]);
+      league += teams;
+      sole = sole && teams == 1;
+    }
+  if (absent) sole = false;
   check_league_size(fn, league);
+  const bool mapped             = n >= 16 && league > 0;
+  const std::size_t bound_words = static_cast<std::size_t>(3 * n + 1);
+  const std::size_t words = bound_words + (mapped ? static_cast<std::size_t>((league + 1) / 2) : 0);
+  auto lease              = staging_pool<ExecSpace>::acquire(exec, words, words, pre + "ranges");
+  size_type* bounds       = reinterpret_cast<size_type*>(lease.host());
+  size_type* first_team   = bounds + 2 * n;
+  std::uint32_t* map      = reinterpret_cast<std::uint32_t*>(lease.host() + bound_words);
+  first_team[0]           = 0;
+  for (size_type r = 0; r < n; ++r) {
+    const size_type b = base + ranges[2 * r], e = base + ranges[2 * r + 1];
+    bounds[2 * r]     = b;
+    bounds[2 * r + 1] = e;
+    const size_type teams = absent ? 0 : teams_of(b, e);
+    first_team[r + 1]     = first_team[r] + teams;
+    if (mapped)
+      for (size_type t = first_team[r]; t < first_team[r + 1]; ++t) map[t] = static_cast<std::uint32_t>(r);
+  }
   lease.upload(0, words);
   const size_type* dev = reinterpret_cast<const size_type*>(lease.device());
-  // Every count starts as what an all-valid range would give; the kernel then adds set bits.
-  const bool absent = mask.words == nullptr;
-  Kokkos::parallel_for(
-      pre + "start_counts", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<size_type>>(exec, 0, n),
-      KOKKOS_LAMBDA(size_type r) {
-        const size_type len = dev[2 * r + 1] - dev[2 * r];
-        counts(r)           = absent ? (unset ? 0 : len) : (unset ? len : 0);
-      });
+  if (!sole) {
+    // Every count starts as what an all-valid range would give; the kernel then adds set bits.
+    Kokkos::parallel_for(
+        pre + "start_counts", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<size_type>>(exec, 0, n),
+        KOKKOS_LAMBDA(size_type r) { counts(r) = range_count_start(dev[2 * r + 1] - dev[2 * r], absent, unset); });
+  }
   if (league == 0) return;
-  range_count_functor<ExecSpace> f{mask.words, dev, dev + 2 * n, counts, n, shape.words_per_team, unset};
+  const std::uint32_t* dev_map =
+      mapped ? reinterpret_cast<const std::uint32_t*>(lease.device() + bound_words) : nullptr;
+  range_count_functor<ExecSpace> f{mask.words, dev, dev + 2 * n, dev_map, counts, n, shape.words_per_team, unset, sole};
   Kokkos::parallel_for(pre + "words", Kokkos::TeamPolicy<ExecSpace>(exec, static_cast<int>(league), shape.team_size),
                        f);
 }

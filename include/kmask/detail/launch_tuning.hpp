@@ -68,6 +68,14 @@ struct launch_tuning {
   // Counting kernels: one word per index.
   // Words per thread of a GPU counting team: a few independent loads each.
   static constexpr size_type count_gpu_items = 8;
+  // count_set_bits, GPU form: teams of 256 threads, at most 4 per SM (half an SM's threads, each with
+  // 8 loads of 16 bytes in flight, is more than the memory's latency needs; the reduction's last team
+  // reads every team's partial, so fewer teams end sooner).
+  static constexpr int count_gpu_team             = 256;
+  static constexpr size_type count_gpu_teams_per_sm = 4;
+  // Segmented counts: ranges of at most this many words are a GPU thread's each (8 rounds of loads
+  // in flight); a team per range of a few words left most of its threads idle.
+  static constexpr size_type count_gpu_thread_range_words = 64;
   // One host thread's run of words: it vectorises, and a mask gives enough runs to balance threads.
   static constexpr size_type count_cpu_chunk_words = 8192;
 
