@@ -57,6 +57,16 @@ for s in "$@"; do
         bench build/host-before/perf_tests/kmask_benchmarks "host-before-$r" 0.05 "$h"
       done
       ;;
+    move)
+      # The moving kernel with its loads issued before its stores (new: a change measured in run 3
+      # and not committed) against 7b85507 (before), alternated, with copy_bitmask (its copy into a
+      # destination is that kernel).
+      m='move_bits/|copy_bitmask/(24|27|30)/'
+      for r in 1 2; do
+        KMASK_BENCH_NO_PEERS=1 bench build/cuda/perf_tests/kmask_benchmarks "move-new-$r" 0.05 "$m"
+        KMASK_BENCH_NO_PEERS=1 bench build/s10-before/perf_tests/kmask_benchmarks "move-before-$r" 0.05 "$m"
+      done
+      ;;
     ncu)
       for cell in count_set_bits/27/ count_set_bits/30/ inplace_segmented_count_set_bits/27/1000/ \
         inplace_segmented_count_set_bits/27/100000/; do
