@@ -148,9 +148,9 @@ TEST(TEST_CATEGORY, inplace_segmented_count_writes_only_its_counts) {
 }
 
 // Every form of the segmented count kernel, by the shapes that pick them on a GPU: ranges of a few
-// words (a thread each), ranges that each fit one team (which writes its count) with and without
-// the team-to-range table (16 ranges or more), and ranges of several teams (a start kernel, then
-// atomics), each with empty ranges where the form allows them; set and unset counts, from a
+// words (a thread each), ranges that each fit one team (which writes its count), many and few of
+// them, and ranges of several teams (a start kernel, then atomics), each with empty ranges where
+// the form allows them; set and unset counts, from a
 // sliced and from an inverted source, into poisoned counts.
 TEST(TEST_CATEGORY, segmented_count_every_kernel_form) {
   TEST_EXECSPACE exec;
@@ -169,10 +169,10 @@ TEST(TEST_CATEGORY, segmented_count_every_kernel_form) {
     bool empties;
   };
   const form forms[] = {{"a few words each", 300, 0, 64 * 32, true},
-                        {"one team each, with the table", 40, 65 * 32, 2000 * 32, false},
-                        {"one team each, searched", 6, 65 * 32, 2000 * 32, false},
-                        {"several teams each, with the table", 24, 0, 30000 * 32, true},
-                        {"several teams each, searched", 5, 3000 * 32, 30000 * 32, true}};
+                        {"one team each, many ranges", 40, 65 * 32, 2000 * 32, false},
+                        {"one team each, few ranges", 6, 65 * 32, 2000 * 32, false},
+                        {"several teams each, many ranges", 24, 0, 30000 * 32, true},
+                        {"several teams each, few ranges", 5, 3000 * 32, 30000 * 32, true}};
   for (const form& f : forms) {
     for (const size_type shift : {size_type{0}, size_type{13}}) {
       SCOPED_TRACE(::testing::Message() << f.name << ", source begin bit " << shift);

@@ -222,7 +222,6 @@ struct range_count_functor {
   const word_type* mask;
   const size_type* ranges;      // begin0, end0, begin1, end1, ... (bits of `mask`)
   const size_type* first_team;  // num_ranges + 1: teams before range r
-  const std::uint32_t* team_range;  // the range of each team, or nullptr: searched in first_team
   Kokkos::View<size_type*, memory_space> counts;
   size_type num_ranges;
   size_type words_per_team;
@@ -231,9 +230,8 @@ struct range_count_functor {
   // Host teams are one thread each (count_shape_for): they count with a vectorised loop instead.
   static constexpr bool on_host = runs_on_host<ExecSpace>();
 
+  // The range whose teams include t: the last r with first_team[r] <= t (bounds are the loop).
   KOKKOS_INLINE_FUNCTION size_type range_of(size_type t) const {
-    if (team_range != nullptr) return team_range[t];
-    // The last r with first_team[r] <= t (bounds are the loop).
     size_type lo = 0, hi = num_ranges;
     while (hi - lo > 1) {
       const size_type mid = lo + (hi - lo) / 2;
@@ -275,10 +273,8 @@ struct range_count_functor {
 // (an inverted absent one none).
 //
 // GPU form, ranges of at most count_gpu_thread_range_words words: a thread per range, one launch.
-// Otherwise a team per block of words of a range: the host writes each team's range beside the
-// bounds (where a search of first_team would take 4 or more dependent loads before a team's
-// first word), and where some range has several teams a start kernel sets the counts that the
-// teams then add to atomically.
+// Otherwise a team per block of words of a range; where some range has several teams (or none), a
+// start kernel sets the counts that the teams then add to atomically.
 template <class ExecSpace>
 void count_ranges_into(const char* fn, const ExecSpace& exec, const source_mask& mask,
                        const std::vector<size_type>& ranges, bool unset,
@@ -295,21 +291,8 @@ void count_ranges_into(const char* fn, const ExecSpace& exec, const source_mask&
   for (size_type r = 0; r < n; ++r)
     if (ranges[2 * r + 1] > ranges[2 * r])
       longest = std::max(longest, (base + ranges[2 * r + 1] - 1) / word_bits + 1 - (base + ranges[2 * r]) / word_bits);
-
-  if (!uses_cpu_kernels<ExecSpace>() && longest <= launch_tuning<ExecSpace>::count_gpu_thread_range_words) {
-    const std::size_t words = static_cast<std::size_t>(2 * n);
-    auto lease              = staging_pool<ExecSpace>::acquire(exec, words, words, pre + "ranges");
-    size_type* bounds       = reinterpret_cast<size_type*>(lease.host());
-    for (size_type r = 0; r < n; ++r) {
-      bounds[2 * r]     = base + ranges[2 * r];
-      bounds[2 * r + 1] = base + ranges[2 * r + 1];
-    }
-    lease.upload(0, words);
-    Kokkos::parallel_for(pre + "short_ranges", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<size_type>>(exec, 0, n),
-                         short_range_count_functor<ExecSpace>{mask.words, reinterpret_cast<const size_type*>(lease.device()),
-                                                              counts, unset});
-    return;
-  }
+  const bool by_thread =
+      !uses_cpu_kernels<ExecSpace>() && longest <= launch_tuning<ExecSpace>::count_gpu_thread_range_words;
 
   const team_shape shape = count_shape_for<ExecSpace>(std::max<size_type>(longest, 1));
   // Teams per range by a shift where a team's words are a power of two (the GPU shapes): a
@@ -318,41 +301,34 @@ void count_ranges_into(const char* fn, const ExecSpace& exec, const source_mask&
   int team_shift               = -1;
   if ((per_team & (per_team - 1)) == 0)
     for (team_shift = 0; (std::uint64_t{1} << team_shift) < per_team;) ++team_shift;
-  const auto teams_of = [&](size_type b, size_type e) {
-    const std::uint64_t words =
-        e > b ? static_cast<std::uint64_t>((e - 1) / word_bits + 1 - b / word_bits) : std::uint64_t{0};
-    return static_cast<size_type>(team_shift >= 0 ? (words + per_team - 1) >> team_shift
-                                                  : (words + per_team - 1) / per_team);
-  };
-  size_type league = 0;
-  bool sole        = true;
-  if (!absent)
-    for (size_type r = 0; r < n; ++r) {
-      const size_type teams = teams_of(base + ranges[2 * r], base + ranges[2 * r + 1]);
-      league += teams;
-      sole = sole && teams == 1;
-    }
-  if (absent) sole = false;
-  check_league_size(fn, league);
-  const bool mapped             = n >= 16 && league > 0;
-  const std::size_t bound_words = static_cast<std::size_t>(3 * n + 1);
-  const std::size_t words = bound_words + (mapped ? static_cast<std::size_t>((league + 1) / 2) : 0);
+  // The bounds, then (teams only) first_team[r]: the teams before range r.
+  const std::size_t words = static_cast<std::size_t>(by_thread ? 2 * n : 3 * n + 1);
   auto lease              = staging_pool<ExecSpace>::acquire(exec, words, words, pre + "ranges");
   size_type* bounds       = reinterpret_cast<size_type*>(lease.host());
   size_type* first_team   = bounds + 2 * n;
-  std::uint32_t* map      = reinterpret_cast<std::uint32_t*>(lease.host() + bound_words);
-  first_team[0]           = 0;
+  if (!by_thread) first_team[0] = 0;
+  bool sole = !absent;  // every range has exactly one team, which then writes its count
   for (size_type r = 0; r < n; ++r) {
     const size_type b = base + ranges[2 * r], e = base + ranges[2 * r + 1];
     bounds[2 * r]     = b;
     bounds[2 * r + 1] = e;
-    const size_type teams = absent ? 0 : teams_of(b, e);
-    first_team[r + 1]     = first_team[r] + teams;
-    if (mapped)
-      for (size_type t = first_team[r]; t < first_team[r + 1]; ++t) map[t] = static_cast<std::uint32_t>(r);
+    if (by_thread) continue;
+    const std::uint64_t w = e > b ? static_cast<std::uint64_t>((e - 1) / word_bits + 1 - b / word_bits) : 0;
+    const size_type teams = absent ? 0
+                                   : static_cast<size_type>(team_shift >= 0 ? (w + per_team - 1) >> team_shift
+                                                                            : (w + per_team - 1) / per_team);
+    first_team[r + 1] = first_team[r] + teams;
+    sole              = sole && teams == 1;
   }
   lease.upload(0, words);
   const size_type* dev = reinterpret_cast<const size_type*>(lease.device());
+  if (by_thread) {
+    Kokkos::parallel_for(pre + "short_ranges", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<size_type>>(exec, 0, n),
+                         short_range_count_functor<ExecSpace>{mask.words, dev, counts, unset});
+    return;
+  }
+  const size_type league = first_team[n];
+  check_league_size(fn, league);
   if (!sole) {
     // Every count starts as what an all-valid range would give; the kernel then adds set bits.
     Kokkos::parallel_for(
@@ -360,9 +336,7 @@ void count_ranges_into(const char* fn, const ExecSpace& exec, const source_mask&
         KOKKOS_LAMBDA(size_type r) { counts(r) = range_count_start(dev[2 * r + 1] - dev[2 * r], absent, unset); });
   }
   if (league == 0) return;
-  const std::uint32_t* dev_map =
-      mapped ? reinterpret_cast<const std::uint32_t*>(lease.device() + bound_words) : nullptr;
-  range_count_functor<ExecSpace> f{mask.words, dev, dev + 2 * n, dev_map, counts, n, shape.words_per_team, unset, sole};
+  range_count_functor<ExecSpace> f{mask.words, dev, dev + 2 * n, counts, n, shape.words_per_team, unset, sole};
   Kokkos::parallel_for(pre + "words", Kokkos::TeamPolicy<ExecSpace>(exec, static_cast<int>(league), shape.team_size),
                        f);
 }
