@@ -98,8 +98,8 @@ struct launch_tuning {
   static constexpr size_type batch_cpu_chunk_words = 2048;
 
   // Moving kernel (set_bits, copy_bits, concatenate): destination words of consecutive pieces.
-  // Words per GPU thread, 256 apart: a few stores in flight, and the piece search paid once per walk.
-  static constexpr size_type move_gpu_items = 8;
+  // Groups of 4 words per GPU thread, 256 groups apart: 8 words, and the piece search paid once per walk.
+  static constexpr size_type move_gpu_groups = 2;
   // Waves of resident threads a launch should fill before threads take more words: halving the
   // words per thread until then keeps a mask of a few megabits on every SM.
   static constexpr size_type move_gpu_min_waves = 1;

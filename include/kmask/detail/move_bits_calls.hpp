@@ -160,7 +160,7 @@ size_type run_moves(const char* fn, const ExecSpace& exec, const std::vector<mov
     for (std::size_t k = 0; k < n; ++k) {
       list.pieces[k]  = position_piece(r[live[k]]);
       list.offsets[k] = total;
-      total += piece_words(list.pieces[k]);
+      total += place_piece(list.pieces[k], total, !uses_cpu_kernels<ExecSpace>());
     }
     list.offsets[n] = total;
     launch_move(fn, exec, list, total, move_count{nullptr, nullptr});
@@ -189,7 +189,7 @@ size_type run_moves(const char* fn, const ExecSpace& exec, const std::vector<mov
       p.src = to;
     }
     offsets[k] = total;
-    total += piece_words(p);
+    total += place_piece(p, total, !uses_cpu_kernels<ExecSpace>());
     new (pieces + k) move_piece(p);
   }
   offsets[n] = total;

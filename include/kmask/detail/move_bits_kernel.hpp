@@ -8,8 +8,10 @@
 // streams consecutive words whatever the piece sizes: a word wholly inside one piece is a plain
 // store; a piece's edge word, whose other bits may belong to another piece (adjacent ranges of one
 // mask), is merged with two atomics that touch only the piece's own bits, so no update is lost.
-// The GPU form strides a team's threads over its words; the CPU form gives each iteration a chunk
-// of consecutive words and writes each piece's part of it as one loop.
+// The GPU form gives each thread groups of 4 consecutive words (a piece's work starts `lead` items
+// early so that its groups are 16-byte aligned destination words), a team's threads taking
+// consecutive groups; the CPU form gives each iteration a chunk of consecutive words and writes
+// each piece's part of it as one loop.
 
 #include <kmask/detail/compat.hpp>
 #include <kmask/detail/cpu_word_passes.hpp>
@@ -29,7 +31,8 @@ namespace detail {
 // `dest_shift` of it; `src` the word holding its first source bit (bit `src_shift`), whose words
 // are XORed with `fill` (~0: an inverted source), or nullptr for a constant piece whose every bit
 // is taken from `fill`. `counted` pieces add their written
-// zeros to the call's null count (concatenate), the others (padding fills) do not.
+// zeros to the call's null count (concatenate), the others (padding fills) do not. The piece's
+// work is `lead` idle items (0-3) and then its destination words.
 struct move_piece {
   word_type* dest;
   const word_type* src;
@@ -37,11 +40,24 @@ struct move_piece {
   std::int32_t dest_shift;
   std::int32_t src_shift;
   word_type fill;
-  std::uint32_t counted;
+  std::uint16_t counted;
+  std::uint16_t lead;
 };
 
 // Destination words piece `p` writes.
 KOKKOS_INLINE_FUNCTION size_type piece_words(const move_piece& p) { return num_words(p.dest_shift + p.size); }
+
+// Work items of a GPU thread's group: one 16-byte store.
+constexpr size_type move_group_words = 4;
+
+// Work items piece `p` takes when its work starts at item `first`: with `align_groups` (the GPU
+// form) its lead is set so that item first + lead is congruent to its first destination word's
+// index modulo move_group_words, making every group inside it one aligned store.
+inline size_type place_piece(move_piece& p, size_type first, bool align_groups) {
+  const auto word = static_cast<size_type>(reinterpret_cast<std::uintptr_t>(p.dest) / sizeof(word_type));
+  p.lead          = align_groups ? static_cast<std::uint16_t>((word - first) & (move_group_words - 1)) : 0;
+  return p.lead + piece_words(p);
+}
 
 // The 32 source bits that land in the piece's destination word `k`, read only from the words its
 // source bits occupy (bits outside the piece are whatever those words hold, and are masked off).
@@ -126,6 +142,45 @@ KOKKOS_INLINE_FUNCTION size_type piece_of(const Pieces& list, size_type i, size_
   return lo;
 }
 
+// Piece-local words [k, k + 4) of `p` (all of them the piece's), written by one thread: a group of
+// whole words is read from at most 5 source words and stored at once, a group holding an edge
+// word goes word by word. Returns the zeros written when the piece is counted.
+KOKKOS_INLINE_FUNCTION size_type move_group(const move_piece& p, size_type k) {
+  const size_type end = p.dest_shift + p.size - word_bits * k;  // the piece's bits from word k's bit 0
+  if ((k == 0 && p.dest_shift != 0) || end < static_cast<size_type>(move_group_words * word_bits)) {
+    size_type nulls = 0;
+    for (size_type j = 0; j < move_group_words; ++j) nulls += move_word(p, k + j);
+    return nulls;
+  }
+  word_type v[move_group_words];
+  if (p.src == nullptr) {
+    for (int j = 0; j < 4; ++j) v[j] = p.fill;
+  } else {
+    // k > 0 or dest_shift == 0, so q >= 0; with shift > 0 the fifth word holds bits of word k + 3.
+    const auto q       = static_cast<std::uint64_t>(p.src_shift + word_bits * k - p.dest_shift);
+    const word_type* s = p.src + q / word_bits;
+    const int shift    = static_cast<int>(q % word_bits);
+    word_type w[5];
+    if (four_word_aligned(s)) load_four_words(s, w);
+    else
+      for (int j = 0; j < 4; ++j) w[j] = s[j];
+    if (shift == 0) {
+      for (int j = 0; j < 4; ++j) v[j] = w[j] ^ p.fill;
+    } else {
+      w[4] = s[4];
+      for (int j = 0; j < 4; ++j) v[j] = funnel_shift(w[j], w[j + 1], shift) ^ p.fill;
+    }
+  }
+  word_type* d = p.dest + k;
+  if (four_word_aligned(d)) store_four_words(d, v);
+  else
+    for (int j = 0; j < 4; ++j) d[j] = v[j];
+  if (!p.counted) return 0;
+  size_type zeros = 0;
+  for (int j = 0; j < 4; ++j) zeros += word_bits - popcount32(v[j]);
+  return zeros;
+}
+
 // Piece-local words [k0, k1) of `p`, written in order by one thread: the edge words (whose other
 // bits may be another piece's) through move_word's atomics, the words between them as plain
 // stores in a loop a CPU vectorises. Returns the zeros written when the piece is counted.
@@ -182,28 +237,30 @@ struct move_count {
   size_type* count_scratch;
 };
 
-// Teams of `team_size` threads, each thread `items` words `team_size` apart, so a team's loads and
-// stores are consecutive words; a host team is one thread walking `items` consecutive words.
+// GPU form: teams of `team_size` threads, each thread `items` groups of move_group_words words,
+// `team_size` groups apart, so a team's loads and stores are consecutive; a host team is one
+// thread walking `items` consecutive groups. CPU form: `items` consecutive words an iteration.
 struct move_shape {
   int team_size;
   size_type items;
-  size_type team_words() const { return team_size * items; }
+  size_type team_words() const { return team_size * items * move_group_words; }
 };
 
-// GPU form: fewer words per thread while that leaves the launch short of a wave of teams, so a
+// GPU form: fewer groups per thread while that leaves the launch short of a wave of teams, so a
 // mask of a few megabits still spreads over every SM.
 template <class ExecSpace>
 move_shape move_shape_for(const ExecSpace& exec, size_type total_words, bool counted) {
   using tuning = launch_tuning<ExecSpace>;
   if (uses_cpu_kernels<ExecSpace>()) return {1, tuning::move_cpu_chunk_words};
   // A host backend runs teams of one thread (the GPU form emulated on Serial).
-  if (runs_on_host<ExecSpace>()) return {1, tuning::move_gpu_items};
+  if (runs_on_host<ExecSpace>()) return {1, tuning::move_gpu_groups};
   const int team               = 256;
   const device_shape device    = device_shape_of(exec);
   const size_type wave         = std::max<size_type>(1, device.multiprocessors * device.threads_per_multiprocessor);
-  size_type items              = tuning::move_gpu_items;
+  const size_type groups       = (total_words + move_group_words - 1) / move_group_words;
+  size_type items              = tuning::move_gpu_groups;
   // A counted launch keeps its teams few: each adds its count and takes a ticket atomically.
-  while (!counted && items > 1 && (total_words + items - 1) / items < wave * tuning::move_gpu_min_waves) items /= 2;
+  while (!counted && items > 1 && (groups + items - 1) / items < wave * tuning::move_gpu_min_waves) items /= 2;
   return {team, items};
 }
 
@@ -226,15 +283,28 @@ struct move_team_functor {
     size_type nulls = 0, p = 0, lo = 0, hi = -1;
     move_piece cur{};
     for (size_type r = 0; r < items; ++r) {
-      const size_type i = base + r * team_size + t;
-      if (i >= total_words) break;
-      if (i >= hi) {
-        p   = hi < 0 ? piece_of(list, i) : find_piece_in(list, p, i);
+      const size_type i0 = base + (r * team_size + t) * move_group_words;
+      if (i0 >= total_words) break;
+      if (i0 >= hi) {
+        p   = hi < 0 ? piece_of(list, i0) : find_piece_in(list, p, i0);
         cur = list.piece(p);
-        lo  = list.offset(p);
+        lo  = list.offset(p) + cur.lead;
         hi  = list.offset(p + 1);
       }
-      nulls += move_word(cur, i - lo);
+      if (i0 >= lo && i0 + move_group_words <= hi) {
+        nulls += move_group(cur, i0 - lo);
+        continue;
+      }
+      // A group holding a piece's lead or crossing into the next piece: word by word.
+      for (size_type i = i0; i < i0 + move_group_words && i < total_words; ++i) {
+        if (i >= hi) {
+          p   = find_piece_in(list, p, i);
+          cur = list.piece(p);
+          lo  = list.offset(p) + cur.lead;
+          hi  = list.offset(p + 1);
+        }
+        if (i >= lo) nulls += move_word(cur, i - lo);
+      }
     }
     return nulls;
   }
@@ -281,9 +351,10 @@ struct move_chunk_functor {
     size_type i         = c * chunk;
     const size_type end = i + chunk < total_words ? i + chunk : total_words;
     for (size_type p = piece_of(list, i); i < end; ++p) {
-      const size_type lo = list.offset(p), hi = list.offset(p + 1) < end ? list.offset(p + 1) : end;
+      const move_piece piece = list.piece(p);
+      const size_type lo = list.offset(p) + piece.lead, hi = list.offset(p + 1) < end ? list.offset(p + 1) : end;
       if (hi <= i) continue;
-      nulls += move_run(list.piece(p), i - lo, hi - lo);
+      if (hi > lo) nulls += move_run(piece, i > lo ? i - lo : 0, hi - lo);
       i = hi;
     }
   }

@@ -108,6 +108,21 @@ KOKKOS_FORCEINLINE_FUNCTION void load_four_words(const word_type* p, word_type* 
 #endif
 }
 
+// w[0..3] into p[0..3]: one 16-byte store on a GPU (p must then be 16-byte aligned), four word
+// stores elsewhere.
+KOKKOS_FORCEINLINE_FUNCTION void store_four_words(word_type* p, const word_type* w) {
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+  *reinterpret_cast<uint4*>(p) = make_uint4(w[0], w[1], w[2], w[3]);
+#else
+  for (int k = 0; k < 4; ++k) p[k] = w[k];
+#endif
+}
+
+// Whether p may be given to load_four_words / store_four_words.
+KOKKOS_FORCEINLINE_FUNCTION bool four_word_aligned(const word_type* p) {
+  return (reinterpret_cast<std::uintptr_t>(p) & 15) == 0;
+}
+
 // Bits of destination word `w` that lie inside [0, size_bits).
 KOKKOS_FORCEINLINE_FUNCTION word_type valid_bits_of_word(size_type w, size_type size_bits) {
   const size_type rest = size_bits - w * word_bits;
