@@ -56,6 +56,26 @@ inline std::vector<std::pair<size_type, size_type>> random_ranges(std::mt19937_6
   return out;
 }
 
+// The pieces reordered by destination address and begin bit (the order engines usually give, which
+// the list calls take in one pass without sorting); `order` from dest_order.
+template <class View>
+std::vector<std::size_t> dest_order(const std::vector<View>& dests, const std::vector<size_type>& begins) {
+  std::vector<std::size_t> order(dests.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    const auto pa = reinterpret_cast<std::uintptr_t>(dests[a].data()), pb = reinterpret_cast<std::uintptr_t>(dests[b].data());
+    return pa != pb ? pa < pb : begins[a] < begins[b];
+  });
+  return order;
+}
+template <class T>
+void permute(std::vector<T>& v, const std::vector<std::size_t>& order) {
+  std::vector<T> out;
+  out.reserve(v.size());
+  for (std::size_t k : order) out.push_back(v[k]);
+  v = out;
+}
+
 // Word w becomes a hash of w (a device kernel: the huge test's source).
 inline void fill_hash(const TEST_EXECSPACE& exec, const Kokkos::View<word_type*, MS>& v) {
   Kokkos::parallel_for(Kokkos::RangePolicy<TEST_EXECSPACE, Kokkos::IndexType<size_type>>(exec, 0, v.extent(0)),
@@ -98,38 +118,40 @@ TEST(TEST_CATEGORY, set_bits_bulk_adjacent_ranges_all_land) {
   for (int iter = 0; iter < 12; ++iter) {
     const int nmasks = 1 + static_cast<int>(rng() % 3);
     std::vector<ref::words> host;
-    std::vector<view_t<TEST_EXECSPACE>> views;
+    std::vector<view_t<TEST_EXECSPACE>> devs, views;  // devs[m]: mask m; views[i]: range i's mask
     std::vector<kmask::dest_mask> raw;
     std::vector<size_type> begins, ends;
+    std::vector<std::size_t> mask_of;
     std::vector<bool> valid;
     for (int m = 0; m < nmasks; ++m) {
       // Once a mask past several host chunks (8192 words each), so shared words meet at team seams.
       const size_type bits = 32 * static_cast<size_type>(iter == 0 && m == 0 ? 40000 : 1 + rng() % 2000);
       host.push_back(random_words(rng, static_cast<std::size_t>(bits / 32)));
-      const auto dev = to_device<TEST_EXECSPACE>(host.back());
+      devs.push_back(to_device<TEST_EXECSPACE>(host.back()));
       // Short ranges: thousands of them, most sharing a word with a neighbour.
       for (const auto& r : random_ranges(rng, bits, iter % 2 ? 40 : 300)) {
-        views.push_back(dev);
-        raw.push_back(as_dest(dev));
+        views.push_back(devs.back());
+        raw.push_back(as_dest(devs.back()));
         begins.push_back(r.first);
         ends.push_back(r.second);
+        mask_of.push_back(static_cast<std::size_t>(m));
         valid.push_back(rng() % 2 == 0);
       }
     }
-    std::vector<view_t<TEST_EXECSPACE>> devs;  // one per mask, in order
-    for (std::size_t i = 0; i < views.size(); ++i)
-      if (devs.empty() || devs.back().data() != views[i].data()) devs.push_back(views[i]);
-    SCOPED_TRACE(::testing::Message() << views.size() << " ranges over " << nmasks << " masks");
+    // Half the rounds in destination order: the one-pass path (shuffled rounds take the sorting one).
+    const bool ordered = iter % 4 >= 2;
+    if (ordered) {
+      const auto order = dest_order(views, begins);
+      permute(views, order), permute(raw, order), permute(begins, order), permute(ends, order);
+      permute(mask_of, order), permute(valid, order);
+    }
+    SCOPED_TRACE(::testing::Message() << views.size() << " ranges over " << nmasks << " masks"
+                                      << (ordered ? ", in destination order" : ""));
     if (iter % 2 == 0) kmask::set_bits_bulk(exec, views, begins, ends, valid);
     else kmask::set_bits_bulk(exec, raw, begins, ends, valid);
     exec.fence();
-    // The ranges were drawn per mask in mask order, so each view's ranges are a run of the list.
-    std::size_t i = 0;
-    for (std::size_t m = 0; m < devs.size(); ++m) {
-      for (; i < views.size() && views[i].data() == devs[m].data(); ++i)
-        ref::set_range(host[m], begins[i], ends[i], valid[i]);
-      ASSERT_TRUE(same(host[m], to_host(devs[m]), "set_bits_bulk mask"));
-    }
+    for (std::size_t i = 0; i < views.size(); ++i) ref::set_range(host[mask_of[i]], begins[i], ends[i], valid[i]);
+    for (std::size_t m = 0; m < devs.size(); ++m) ASSERT_TRUE(same(host[m], to_host(devs[m]), "set_bits_bulk mask"));
   }
 }
 
@@ -239,7 +261,15 @@ TEST(TEST_CATEGORY, segmented_copy_bits_many_pieces_sharing_words) {
         spick.push_back(pick);
       }
     }
-    SCOPED_TRACE(::testing::Message() << dests.size() << " pieces" << (aliased ? ", aliased" : ""));
+    // Some rounds in destination order: the one-pass path, unless a source overlaps a destination.
+    const bool ordered = iter % 4 >= 2;
+    if (ordered) {
+      const auto order = dest_order(dests, dbs);
+      permute(dests, order), permute(srcs, order), permute(rdests, order), permute(rsrcs, order);
+      permute(dbs, order), permute(sbs, order), permute(sizes, order), permute(dpick, order), permute(spick, order);
+    }
+    SCOPED_TRACE(::testing::Message() << dests.size() << " pieces" << (aliased ? ", aliased" : "")
+                                      << (ordered ? ", in destination order" : ""));
     if (iter % 2 == 0) kmask::segmented_copy_bits(exec, dests, dbs, srcs, sbs, sizes);
     else kmask::segmented_copy_bits(exec, rdests, dbs, rsrcs, sizes);
     exec.fence();
@@ -389,6 +419,15 @@ TEST(TEST_CATEGORY, move_bits_reject_bad_input_and_write_nothing) {
                       bb + "end_bits[1] = 200 is past the 128 bits of masks[1] (4 words)");
   expect_rejected<IA>(kept, [&] { kmask::set_bits_bulk(exec, two, {40, 10}, {50, 41}, {true, false}); },
                       bb + "masks[1] bits [10, 41) overlap masks[0] bits [40, 50): both would be written at once");
+  // More pieces than a launch carries in its arguments: in order (found in the one pass, also against
+  // a piece further back than the last) and shuffled (found by sorting).
+  const std::vector<view_t<TEST_EXECSPACE>> six(6, d0);
+  expect_rejected<IA>(kept, [&] { kmask::set_bits_bulk(exec, six, {0, 10, 20, 30, 35, 60}, {10, 20, 30, 40, 45, 70}, std::vector<bool>(6, true)); },
+                      bb + "masks[4] bits [35, 45) overlap masks[3] bits [30, 40): both would be written at once");
+  expect_rejected<IA>(kept, [&] { kmask::set_bits_bulk(exec, six, {0, 5, 8, 12, 14, 50}, {40, 8, 12, 14, 20, 60}, std::vector<bool>(6, false)); },
+                      bb + "masks[1] bits [5, 8) overlap masks[0] bits [0, 40): both would be written at once");
+  expect_rejected<IA>(kept, [&] { kmask::set_bits_bulk(exec, six, {60, 0, 10, 20, 35, 30}, {70, 10, 20, 30, 45, 40}, std::vector<bool>(6, true)); },
+                      bb + "masks[5] bits [30, 40) overlap masks[4] bits [35, 45): both would be written at once");
   expect_rejected<IA>(kept, [&] { kmask::set_bits_bulk(exec, std::vector<kmask::dest_mask>{as_dest(d1), nd}, {0, 0}, {1, 6}, {true, true}); },
                       bb + "masks[1] is a null pointer but 6 bits are written to it");
 
@@ -430,6 +469,14 @@ TEST(TEST_CATEGORY, move_bits_reject_bad_input_and_write_nothing) {
                       sc + "src_begin_bits[1] + sizes_bits[1] = 100 + 29 is past the 128 bits of srcs[1] (4 words)");
   expect_rejected<IA>(kept, [&] { kmask::segmented_copy_bits(exec, two, {0, 31}, srcs, {0, 0}, {32, 20}); },
                       sc + "dests[1] bits [31, 51) overlap dests[0] bits [0, 32): both would be written at once");
+  const std::vector<cview> srcs6(6, s);
+  expect_rejected<IA>(kept, [&] { kmask::segmented_copy_bits(exec, six, {0, 10, 20, 30, 35, 60}, srcs6, {0, 1, 2, 3, 4, 5}, {10, 10, 10, 10, 10, 10}); },
+                      sc + "dests[4] bits [35, 45) overlap dests[3] bits [30, 40): both would be written at once");
+  expect_rejected<IA>(kept, [&] { kmask::segmented_copy_bits(exec, six, {60, 0, 10, 20, 35, 30}, srcs6, {0, 1, 2, 3, 4, 5}, {10, 10, 10, 10, 10, 10}); },
+                      sc + "dests[5] bits [30, 40) overlap dests[4] bits [35, 45): both would be written at once");
+  // A bad piece after an overlap: the per-piece checks come first, as they do in every order.
+  expect_rejected<OR>(kept, [&] { kmask::segmented_copy_bits(exec, six, {0, 10, 20, 30, 35, 100}, srcs6, {0, 1, 2, 3, 4, 5}, {10, 10, 10, 10, 10, 29}); },
+                      sc + "dest_begin_bits[5] + sizes_bits[5] = 100 + 29 is past the 128 bits of dests[5] (4 words)");
   expect_rejected<IA>(kept, [&] {
     kmask::segmented_copy_bits(exec, std::vector<kmask::dest_mask>{as_dest(d0), as_dest(d1)}, {0, 0},
                                std::vector<kmask::source_mask>{as_src(s, 0), null_ext}, {1, 1});

@@ -49,6 +49,21 @@ inline bit_key key_of(const word_type* words, size_type bit) {
   return {reinterpret_cast<std::uintptr_t>(words + bit / word_bits), bit % word_bits};
 }
 
+// What a message names of a piece: its argument and destination range.
+struct piece_name {
+  std::size_t index;
+  size_type dest_begin, size;
+};
+inline piece_name name_of(const move_request& q) { return {q.index, q.dest_begin, q.size}; }
+
+// Two pieces whose destination bits overlap, named in argument order.
+[[noreturn]] inline void report_overlap(const move_names& n, const piece_name& x, const piece_name& y) {
+  const piece_name& a = x.index < y.index ? x : y;
+  const piece_name& b = x.index < y.index ? y : x;
+  report_overlapping_ranges(n, a.index, a.dest_begin, a.dest_begin + a.size, b.index, b.dest_begin,
+                            b.dest_begin + b.size);
+}
+
 // Refuses two pieces whose destination bits overlap (sharing a word is fine: the kernel merges
 // edge words atomically). Sorted by start (pieces given in order, the usual case, are not
 // re-sorted), so each piece is compared with the furthest end so far.
@@ -66,14 +81,8 @@ inline void check_disjoint_dests(const move_names& n, const std::vector<move_req
   if (!std::is_sorted(order.begin(), order.end(), before)) std::sort(order.begin(), order.end(), before);
   std::size_t furthest = 0;
   for (std::size_t k = 0; k < order.size(); ++k) {
-    if (k > 0 && order[k].begin < order[furthest].end) {
-      const std::size_t i = order[k].i, f = order[furthest].i;
-      const std::size_t a = std::min(r[i].index, r[f].index), b = std::max(r[i].index, r[f].index);
-      const move_request& ra = r[i].index == a ? r[i] : r[f];
-      const move_request& rb = r[i].index == a ? r[f] : r[i];
-      report_overlapping_ranges(n, a, ra.dest_begin, ra.dest_begin + ra.size, b, rb.dest_begin,
-                                rb.dest_begin + rb.size);
-    }
+    if (k > 0 && order[k].begin < order[furthest].end)
+      report_overlap(n, name_of(r[order[k].i]), name_of(r[order[furthest].i]));
     if (k == 0 || order[k].end > order[furthest].end) furthest = k;
   }
 }
@@ -114,22 +123,48 @@ struct move_stage {
 };
 
 // A checked request as the kernel's piece: its first destination and source words and the bit
-// offsets in them.
-inline move_piece position_piece(const move_request& q) {
-  move_piece p{};
+// offsets in them. Every field is assigned in place (no temporary copied in: its narrow stores
+// read back as wide loads stall the host's store forwarding, once per piece).
+inline void position_piece(const move_request& q, move_piece& p) {
   p.dest       = q.dest.words + q.dest_begin / word_bits;
   p.dest_shift = static_cast<std::int32_t>(q.dest_begin % word_bits);
   p.size       = q.size;
   p.fill       = q.fill;
   p.counted    = q.counted ? 1u : 0u;
-  if (!q.constant) {
-    p.src       = q.src.words + q.src.begin_bit / word_bits;
-    p.src_shift = static_cast<std::int32_t>(q.src.begin_bit % word_bits);
-  }
+  p.lead       = 0;
+  p.src        = q.constant ? nullptr : q.src.words + q.src.begin_bit / word_bits;
+  p.src_shift  = q.constant ? 0 : static_cast<std::int32_t>(q.src.begin_bit % word_bits);
+}
+inline move_piece position_piece(const move_request& q) {
+  move_piece p;
+  position_piece(q, p);
   return p;
 }
 
 inline constexpr std::size_t words64(std::size_t bytes) { return (bytes + 7) / 8; }
+
+// A leased launch's host words: [0, 3) count scratch and read-back slot, then `n` pieces, then
+// their n + 1 offsets.
+constexpr std::size_t at_pieces = 3;
+inline constexpr std::size_t at_offsets(std::size_t n) { return at_pieces + words64(n * sizeof(move_piece)); }
+
+// Launches `n` pieces already written (and uploaded) at words at_pieces / at_offsets of `lease`;
+// the count as run_moves describes.
+template <class ExecSpace, class Lease>
+size_type launch_leased(const char* fn, const ExecSpace& exec, const Lease& lease, std::size_t at_pieces_,
+                        std::size_t at_offsets_, std::size_t n, size_type total, size_type* null_count,
+                        bool read_count) {
+  std::uint64_t* dev = lease.device();
+  auto* count_slot   = reinterpret_cast<size_type*>(dev + 2);
+  const uploaded_pieces list{reinterpret_cast<const move_piece*>(dev + at_pieces_),
+                             reinterpret_cast<const size_type*>(dev + at_offsets_), static_cast<size_type>(n)};
+  launch_move(fn, exec, list, total,
+              move_count{read_count ? count_slot : null_count, reinterpret_cast<size_type*>(dev)});
+  if (!read_count) return 0;
+  lease.download(2, 3);
+  exec.fence();
+  return static_cast<size_type>(lease.host()[2]);
+}
 
 // Writes every piece of `r` in one launch (plus one copying the staged sources, only when a source
 // overlaps a destination). The null count of the counted pieces goes to `null_count` (device) when
@@ -166,9 +201,9 @@ size_type run_moves(const char* fn, const ExecSpace& exec, const std::vector<mov
     launch_move(fn, exec, list, total, move_count{nullptr, nullptr});
     return 0;
   }
-  // Host words: [0, 3) count scratch and read-back slot, pieces, offsets, stage records.
-  const std::size_t at_pieces = 3, at_offsets = at_pieces + words64(n * sizeof(move_piece));
-  const std::size_t at_stages = at_offsets + n + 1;
+  // Host words: count scratch and read-back slot, pieces, offsets, then stage records.
+  const std::size_t at_offsets = detail::at_offsets(n);
+  const std::size_t at_stages  = at_offsets + n + 1;
   const std::size_t host_words = at_stages + words64(staged.size() * sizeof(move_stage));
   const std::size_t device_words = host_words + words64(static_cast<std::size_t>(staged_words) * sizeof(word_type));
   const auto lease = staging_pool<ExecSpace>::acquire(exec, device_words, host_words, std::string(fn) + "::descriptors");
@@ -207,15 +242,87 @@ size_type run_moves(const char* fn, const ExecSpace& exec, const std::vector<mov
                                                 [&](size_type w) { s.to[w] = s.from[w]; });
                          });
   }
-  auto* count_slot = reinterpret_cast<size_type*>(dev + 2);
-  const uploaded_pieces list{reinterpret_cast<const move_piece*>(dev + at_pieces),
-                             reinterpret_cast<const size_type*>(dev + at_offsets), static_cast<size_type>(n)};
-  launch_move(fn, exec, list, total,
-              move_count{read_count ? count_slot : null_count, reinterpret_cast<size_type*>(dev)});
-  if (!read_count) return 0;
-  lease.download(2, 3);
-  exec.fence();
-  return static_cast<size_type>(host[2]);
+  return launch_leased(fn, exec, lease, at_pieces, at_offsets, n, total, null_count, read_count);
+}
+
+// A list call's pieces in one pass: `emit(check, sink)` produces every request in argument order,
+// validating it when `check` (a throw leaves nothing enqueued), and sink(request) writes it as a
+// kernel piece straight into the lease's host words, tracking what run_moves would otherwise find
+// in passes of its own: whether the destinations are in order and disjoint (`disjoint`: refuse
+// overlapping ones, as check_disjoint_dests) and, while they are in order, the union of their
+// words as a few merged address ranges (one per destination mask when its pieces tile it), which
+// each piece's source words are then checked against. Pieces out of order, or a source that
+// overlaps a destination (the rare cases), go through check_disjoint_dests and run_moves, the
+// requests emitted again unchecked.
+template <class ExecSpace, class Emit>
+size_type run_piece_list(const move_names& names, const ExecSpace& exec, std::size_t max_pieces, bool disjoint,
+                         const Emit& emit, size_type* null_count, bool read_count = false) {
+  const char* fn = names.fn;
+  const auto requests = [&] {
+    std::vector<move_request> r;
+    r.reserve(max_pieces);
+    emit(false, [&](const move_request& q) { r.push_back(q); });
+    return r;
+  };
+  if (max_pieces <= static_cast<std::size_t>(inline_pieces::capacity) && null_count == nullptr && !read_count) {
+    std::vector<move_request> r;
+    emit(true, [&](const move_request& q) { r.push_back(q); });
+    if (disjoint) check_disjoint_dests(names, r);
+    return run_moves(fn, exec, r, null_count, read_count);
+  }
+  const std::size_t at_off     = at_offsets(max_pieces);
+  const std::size_t host_words = at_off + max_pieces + 1;
+  auto lease = staging_pool<ExecSpace>::acquire(exec, host_words, host_words, std::string(fn) + "::descriptors");
+  std::uint64_t* host = lease.host();
+  host[0] = host[1] = host[2] = 0;
+  auto* pieces      = reinterpret_cast<move_piece*>(host + at_pieces);
+  auto* offsets     = reinterpret_cast<size_type*>(host + at_off);
+  const bool groups = !uses_cpu_kernels<ExecSpace>();
+  std::size_t n = 0;
+  size_type total = 0;
+  bool in_order = true, overlap = false;
+  bit_key last_begin{}, furthest_end{};
+  piece_name furthest{}, overlap_a{}, overlap_b{};
+  std::vector<std::pair<std::uintptr_t, std::uintptr_t>> dest_words;  // merged, in address order
+  emit(true, [&](const move_request& q) {
+    if (q.size == 0) return;
+    const bit_key b = key_of(q.dest.words, q.dest_begin), e = key_of(q.dest.words, q.dest_begin + q.size);
+    if (n > 0 && b < last_begin) in_order = false;
+    if (n > 0 && in_order && !overlap && b < furthest_end) overlap = true, overlap_a = furthest, overlap_b = name_of(q);
+    if (n == 0 || e > furthest_end) furthest_end = e, furthest = name_of(q);
+    last_begin = b;
+    if (in_order) {
+      const auto span = word_span(q.dest.words, q.dest_begin, q.size);
+      if (!dest_words.empty() && span.first <= dest_words.back().second)
+        dest_words.back().second = std::max(dest_words.back().second, span.second);
+      else
+        dest_words.push_back(span);
+    }
+    move_piece* p = new (pieces + n) move_piece;
+    position_piece(q, *p);
+    offsets[n++] = total;
+    total += place_piece(*p, total, groups);
+  });
+  if (!in_order) {
+    const std::vector<move_request> r = requests();
+    if (disjoint) check_disjoint_dests(names, r);
+    if (!sources_overlapping_dests(r).empty()) return run_moves(fn, exec, r, null_count, read_count);
+  } else {
+    if (disjoint && overlap) report_overlap(names, overlap_b, overlap_a);
+    for (std::size_t k = 0; k < n; ++k) {
+      if (pieces[k].src == nullptr) continue;
+      const auto s = word_span(pieces[k].src, pieces[k].src_shift, pieces[k].size);
+      // The first merged range ending past the source's first word: the only one it can meet.
+      const auto d = std::upper_bound(dest_words.begin(), dest_words.end(), s.first,
+                                      [](std::uintptr_t a, const std::pair<std::uintptr_t, std::uintptr_t>& w) {
+                                        return a < w.second;
+                                      });
+      if (d != dest_words.end() && d->first < s.second) return run_moves(fn, exec, requests(), null_count, read_count);
+    }
+  }
+  offsets[n] = total;
+  lease.upload(0, at_off + n + 1);
+  return launch_leased(fn, exec, lease, at_pieces, at_off, n, total, null_count, read_count);
 }
 
 // ---- the calls ------------------------------------------------------------------------------
@@ -277,15 +384,13 @@ void set_bits_bulk_call(const ExecSpace& exec, const move_names& n, const Dests&
   check_list_lengths(n.fn, n.dests, masks.size(), "begin_bits", begin_bits.size());
   check_list_lengths(n.fn, n.dests, masks.size(), "end_bits", end_bits.size());
   check_list_lengths(n.fn, n.dests, masks.size(), "valid", valid.size());
-  std::vector<move_request> r;
-  r.reserve(masks.size());
-  for (std::size_t i = 0; i < masks.size(); ++i) {
-    const dest_mask d    = masks[i];
-    const size_type size = check_move_dest(n, i, d, begin_bits[i], end_bits[i]);
-    r.push_back(constant_piece(d, begin_bits[i], size, valid[i], i));
-  }
-  check_disjoint_dests(n, r);
-  run_moves(n.fn, exec, r, nullptr);
+  run_piece_list(n, exec, masks.size(), true, [&](bool check, const auto& sink) {
+    for (std::size_t i = 0; i < masks.size(); ++i) {
+      const dest_mask d    = masks[i];
+      const size_type size = check ? check_move_dest(n, i, d, begin_bits[i], end_bits[i]) : end_bits[i] - begin_bits[i];
+      sink(constant_piece(d, begin_bits[i], size, valid[i], i));
+    }
+  }, nullptr);
 }
 
 template <class ExecSpace>
@@ -303,17 +408,17 @@ void segmented_copy_bits_call(const ExecSpace& exec, const move_names& n, const 
   check_list_lengths(n.fn, n.dests, dests.size(), n.dest_begins, dest_begin_bits.size());
   check_list_lengths(n.fn, n.dests, dests.size(), n.srcs, srcs.size());
   check_list_lengths(n.fn, n.dests, dests.size(), n.sizes, sizes_bits.size());
-  std::vector<move_request> r;
-  r.reserve(dests.size());
-  for (std::size_t i = 0; i < dests.size(); ++i) {
-    const dest_mask d = dests[i];
-    check_move_dest(n, i, d, dest_begin_bits[i], sizes_bits[i]);
-    const source_mask s = srcs[i];
-    check_move_source(n, i, s, sizes_bits[i]);
-    r.push_back(copy_piece(d, dest_begin_bits[i], s, sizes_bits[i], false, i));
-  }
-  check_disjoint_dests(n, r);
-  run_moves(n.fn, exec, r, nullptr);
+  run_piece_list(n, exec, dests.size(), true, [&](bool check, const auto& sink) {
+    for (std::size_t i = 0; i < dests.size(); ++i) {
+      const dest_mask d   = dests[i];
+      const source_mask s = srcs[i];
+      if (check) {
+        check_move_dest(n, i, d, dest_begin_bits[i], sizes_bits[i]);
+        check_move_source(n, i, s, sizes_bits[i]);
+      }
+      sink(copy_piece(d, dest_begin_bits[i], s, sizes_bits[i], false, i));
+    }
+  }, nullptr);
 }
 
 // concatenate's pieces back to back into `dest` from bit 0, then zeros to the end of the last
@@ -342,16 +447,16 @@ size_type concatenate_call(const ExecSpace& exec, const move_names& n, const des
     d = *dest;
     check_concatenate_dest(n.fn, n.pointers, d, total);
   }
-  std::vector<move_request> r;
-  r.reserve(masks.size() + 1);
-  size_type at = 0;
-  for (std::size_t i = 0; i < masks.size(); ++i) {
-    r.push_back(copy_piece(d, at, masks[i], sizes_bits[i], true, i));
-    at += sizes_bits[i];
-  }
   const size_type fill_to = allocated != nullptr ? d.extent_words * word_bits : num_words(total) * word_bits;
-  r.push_back(constant_piece(d, total, fill_to - total, false, masks.size()));
-  return run_moves(n.fn, exec, r, null_count, read_count);
+  // Checked above (the total sizes the destination); back to back, so never overlapping.
+  return run_piece_list(n, exec, masks.size() + 1, false, [&](bool, const auto& sink) {
+    size_type at = 0;
+    for (std::size_t i = 0; i < masks.size(); ++i) {
+      sink(copy_piece(d, at, masks[i], sizes_bits[i], true, i));
+      at += sizes_bits[i];
+    }
+    sink(constant_piece(d, total, fill_to - total, false, masks.size()));
+  }, null_count, read_count);
 }
 
 }  // namespace detail
