@@ -286,6 +286,14 @@ struct allocation_failure_report {
   }
 };
 
+// How a GPU-form launch with one count per launch (the moving kernel's counted pieces) finishes
+// it: on Kokkos 4, Kokkos' own team reduction into the count; on Kokkos 3.x, kmask's ticket (each
+// team adds its part, the last one to finish moves the sum out). Measured on the H200 (session 12):
+// the ticket form took 93 / 410 us on Kokkos 4.6.01 where the reduction took 25 / 38 us
+// (concatenate of 2^24 / 2^26 bits), and on Kokkos 3.4.01 the reduction lost (24-26 / 37-38 us
+// against 21-23 / 28-30).
+constexpr bool counts_by_kokkos_team_reduction = KOKKOS_VERSION >= 40000;
+
 // Kokkos::initialize with a number of host threads and warnings on or off, for programs that have
 // no command line to pass (the fuzz targets): Kokkos::InitArguments through 3.x (deprecated in 4,
 // gone without Kokkos_ENABLE_DEPRECATED_CODE_4), Kokkos::InitializationSettings from 4.0.

@@ -319,10 +319,9 @@ struct move_team_functor {
     if constexpr (!Counted) {
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, team.team_size()), [&](int t) { walk(team, t); });
     } else {
-      size_type nulls = 0;
-      Kokkos::parallel_reduce(
-          Kokkos::TeamThreadRange(team, team.team_size()), [&](int t, size_type& acc) { acc += walk(team, t); },
-          nulls);
+      // Each thread's walk summed by the team.
+      size_type nulls = walk(team, team.team_rank());
+      team.team_reduce(Kokkos::Sum<size_type>(nulls));
       Kokkos::single(Kokkos::PerTeam(team), [&]() {
         if (league == 1) {
           *count.null_count = nulls;
@@ -336,6 +335,19 @@ struct move_team_functor {
         atomic_exchange_count(count.count_scratch + 1, 0);
       });
     }
+  }
+};
+
+// The counted GPU form finished by a Kokkos team reduction into *null_count (where
+// counts_by_kokkos_team_reduction: compat.hpp says why); the functor's own ticket is not used.
+template <class ExecSpace, class Pieces>
+struct move_team_reduce_functor {
+  using member_type = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
+  move_team_functor<ExecSpace, Pieces, true> f;
+  KOKKOS_INLINE_FUNCTION void operator()(const member_type& team, size_type& sum) const {
+    size_type nulls = f.walk(team, team.team_rank());
+    team.team_reduce(Kokkos::Sum<size_type>(nulls));
+    Kokkos::single(Kokkos::PerTeam(team), [&]() { sum += nulls; });
   }
 };
 
@@ -399,7 +411,14 @@ void launch_move(const char* fn, const ExecSpace& exec, const Pieces& list, size
     } else {
       const move_team_functor<ExecSpace, Pieces, true> f{list, total_words, shape.team_words(), shape.items, league,
                                                          count};
-      Kokkos::parallel_for(label, policy(exec, static_cast<int>(league), shape.team_size), f);
+      if constexpr (counts_by_kokkos_team_reduction) {
+        Kokkos::parallel_reduce(
+            label, policy(exec, static_cast<int>(league), shape.team_size),
+            move_team_reduce_functor<ExecSpace, Pieces>{f},
+            Kokkos::View<size_type, typename ExecSpace::memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(out));
+      } else {
+        Kokkos::parallel_for(label, policy(exec, static_cast<int>(league), shape.team_size), f);
+      }
     }
   }
 }
