@@ -135,11 +135,6 @@ inline void position_piece(const move_request& q, move_piece& p) {
   p.src        = q.constant ? nullptr : q.src.words + q.src.begin_bit / word_bits;
   p.src_shift  = q.constant ? 0 : static_cast<std::int32_t>(q.src.begin_bit % word_bits);
 }
-inline move_piece position_piece(const move_request& q) {
-  move_piece p;
-  position_piece(q, p);
-  return p;
-}
 
 inline constexpr std::size_t words64(std::size_t bytes) { return (bytes + 7) / 8; }
 
@@ -193,7 +188,7 @@ size_type run_moves(const char* fn, const ExecSpace& exec, const std::vector<mov
     list.num_pieces = static_cast<size_type>(n);
     size_type total = 0;
     for (std::size_t k = 0; k < n; ++k) {
-      list.pieces[k]  = position_piece(r[live[k]]);
+      position_piece(r[live[k]], list.pieces[k]);
       list.offsets[k] = total;
       total += place_piece(list.pieces[k], total, !uses_cpu_kernels<ExecSpace>());
     }
@@ -217,15 +212,15 @@ size_type run_moves(const char* fn, const ExecSpace& exec, const std::vector<mov
   size_type total = 0;
   std::size_t ns  = 0;
   for (std::size_t k = 0; k < n; ++k) {
-    move_piece p = position_piece(r[live[k]]);
+    move_piece* p = new (pieces + k) move_piece;
+    position_piece(r[live[k]], *p);
     if (stage_offset[live[k]] >= 0) {
       word_type* to = stage_buf + stage_offset[live[k]];
-      new (stages + ns++) move_stage{p.src, to, num_words(p.src_shift + p.size)};
-      p.src = to;
+      new (stages + ns++) move_stage{p->src, to, num_words(p->src_shift + p->size)};
+      p->src = to;
     }
     offsets[k] = total;
-    total += place_piece(p, total, !uses_cpu_kernels<ExecSpace>());
-    new (pieces + k) move_piece(p);
+    total += place_piece(*p, total, !uses_cpu_kernels<ExecSpace>());
   }
   offsets[n] = total;
   lease.upload(0, host_words);

@@ -259,7 +259,8 @@ move_shape move_shape_for(const ExecSpace& exec, size_type total_words, bool cou
   const size_type wave         = std::max<size_type>(1, device.multiprocessors * device.threads_per_multiprocessor);
   const size_type groups       = (total_words + move_group_words - 1) / move_group_words;
   size_type items              = tuning::move_gpu_groups;
-  // A counted launch keeps its teams few: each adds its count and takes a ticket atomically.
+  // A counted launch keeps its teams few: every team's count is combined with the others' (halving
+  // them too was no faster, session 12).
   while (!counted && items > 1 && (groups + items - 1) / items < wave * tuning::move_gpu_min_waves) items /= 2;
   return {team, items};
 }
@@ -309,6 +310,13 @@ struct move_team_functor {
     return nulls;
   }
 
+  // The zeros the team's threads write, summed (every thread gets the sum).
+  KOKKOS_INLINE_FUNCTION size_type team_nulls(const member_type& team) const {
+    size_type nulls = walk(team, team.team_rank());
+    team.team_reduce(Kokkos::Sum<size_type>(nulls));
+    return nulls;
+  }
+
   // The piece holding item `i`, searched forward from `p`: the next piece first (a walk crosses
   // into it most often), then a binary search of the rest.
   KOKKOS_INLINE_FUNCTION static size_type find_piece_in(const Pieces& list, size_type p, size_type i) {
@@ -319,9 +327,7 @@ struct move_team_functor {
     if constexpr (!Counted) {
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, team.team_size()), [&](int t) { walk(team, t); });
     } else {
-      // Each thread's walk summed by the team.
-      size_type nulls = walk(team, team.team_rank());
-      team.team_reduce(Kokkos::Sum<size_type>(nulls));
+      const size_type nulls = team_nulls(team);
       Kokkos::single(Kokkos::PerTeam(team), [&]() {
         if (league == 1) {
           *count.null_count = nulls;
@@ -345,8 +351,7 @@ struct move_team_reduce_functor {
   using member_type = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
   move_team_functor<ExecSpace, Pieces, true> f;
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& team, size_type& sum) const {
-    size_type nulls = f.walk(team, team.team_rank());
-    team.team_reduce(Kokkos::Sum<size_type>(nulls));
+    const size_type nulls = f.team_nulls(team);
     Kokkos::single(Kokkos::PerTeam(team), [&]() { sum += nulls; });
   }
 };
