@@ -268,6 +268,16 @@ void check_gather(const ref::words* host, size_type begin, size_type size, const
     exec.fence();
     EXPECT_TRUE(same_in_place(want, dest2, counts2)) << "in place, raw forms";
   }
+  // The indices one element into an allocation (not 16-byte aligned), in place.
+  std::vector<std::int64_t> shifted(1, 0);
+  shifted.insert(shifted.end(), idx.begin(), idx.end());
+  const auto all = indices_on_device<Index>(shifted);
+  const Kokkos::View<const Index*, MS> unaligned = Kokkos::subview(all, std::make_pair(std::size_t{1}, shifted.size()));
+  auto dest   = poisoned_dest(n);
+  auto counts = poisoned_counts<TEST_EXECSPACE>(2);
+  kmask::inplace_gather_bits(exec, dest, mask, begin, size, unaligned, kmask::gather_policy::nullify, counts);
+  exec.fence();
+  EXPECT_TRUE(same_in_place(want, dest, counts)) << "in place, unaligned indices";
 }
 
 // Fills `calls` with zeros and returns whether every entry is exactly 1 (a device reduction).

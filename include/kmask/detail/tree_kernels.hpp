@@ -12,10 +12,11 @@
 //    segmented call); so no source needs staging for being an ancestor of other nodes;
 //  - every word of every node is read once from memory and written once: the bytes of a copy,
 //    plus the parent's words read again while they are still in cache.
-// GPU form: a warp owns a run of words (32 lanes x gpu_items, lane l word l of each 32) and walks
-// every node in the order over it, gpu_batch nodes at a time: the batch's loads (its nodes' words
-// and any parent words read back from memory) all go out before any store, and a parent earlier in
-// the same batch is taken from registers. The order is depth-first, so a parent read back was
+// GPU form: a warp owns runs of 128 words (lane l words 4l .. 4l + 3, one 16-byte access where
+// the masks are aligned) and walks every node in the order over them, gpu_batch nodes at a time,
+// from steps decoded once per team into team scratch: the batch's loads (its nodes' words and the
+// parent words read back from memory) all go out before any store, and a parent earlier in the
+// same batch is taken from registers. The order is depth-first, so a parent read back was
 // written moments before and is still in cache. No warp waits for another (they own disjoint
 // words): a grid of resident teams walks all the runs, and the per-node null counts gather in team
 // scratch, then once per team in memory. CPU form: an iteration owns a unit of words and walks
@@ -108,23 +109,63 @@ struct tree_cpu_functor {
   }
 };
 
+// Position i of the walk as the GPU form reads it: decoded from the descriptors once per team into
+// team scratch, so a batch's loads wait on no global load chain (order -> source -> data) and the
+// compiler may issue them ahead of the previous batch's stores.
+struct tree_step {
+  const word_type* first;  // the node's source from the word its bits start in
+  word_type* out;          // the node's mask, written from word 0
+  const word_type* up;     // the parent's mask, when its new words are read back from memory
+  size_type source_words;  // words from `first` that the source's bits occupy: a shifted read stops there
+  size_type node;
+  word_type flip;
+  std::int32_t shift;
+  std::int32_t slot;     // tree_no_parent, an earlier position of the batch, or tree_parent_in_memory
+  std::int32_t vectors;  // first, out and up are 16-byte aligned: a lane's 4 words in one load / store
+};
+
 template <class ExecSpace>
 struct tree_gpu_functor {
   using member_type  = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
   using tuning       = tree_tuning<ExecSpace>;
   using scratch_view = Kokkos::View<size_type*, typename ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
-  static constexpr int items                   = tuning::gpu_items;
-  static constexpr int batch                   = tuning::gpu_batch;
-  static constexpr size_type run_words         = warp_lanes * items;
-  static_assert(batch >= 1 && batch <= tree_parent_in_memory, "kmask: tree_tuning::gpu_batch is the slot code's range");
-  static_assert(batch <= 4 && items * warp_lanes * word_bits < 65536,
+  static constexpr int batch           = tuning::gpu_batch;
+  static constexpr int group           = 4;  // consecutive words of a lane: one 16-byte access
+  static constexpr size_type run_words = warp_lanes * group;
+  static constexpr size_type chunk     = tuning::gpu_chunk_nodes;
+  static_assert(batch >= 1 && batch <= 4 && run_words * word_bits < 65536,
                 "kmask: a batch's set-bit counts travel as 16-bit fields of one 64-bit lane reduction");
+  static_assert(chunk % batch == 0, "kmask: tree_tuning::gpu_chunk_nodes keeps the walk's batches whole");
+  // Runs whose set bits one 16-bit field of a warp's reduction holds: 15 x 4096 < 65536.
+  static constexpr size_type runs_per_count = 65535 / (run_words * word_bits);
   tree_args<ExecSpace> a;
   tree_layout t;
   size_type runs;    // runs of run_words words, one warp's share of every node
   size_type league;  // teams launched; each warp walks runs warp, warp + league x rows, ...
   int rows;
   bool team_counts;  // per-node counts gathered in team scratch (few enough nodes), else added per warp
+
+  static std::size_t scratch_bytes(size_type nodes, bool team_counts) {
+    const size_type steps = nodes < chunk ? nodes : chunk;
+    return (team_counts ? static_cast<std::size_t>(nodes) * sizeof(size_type) : 0) +
+           static_cast<std::size_t>(steps) * sizeof(tree_step);
+  }
+
+  KOKKOS_INLINE_FUNCTION tree_step decode(size_type i) const {
+    const size_type k = t.order[i];
+    const positioned_source ps(a.sources(k), a.size_bits);
+    tree_step s;
+    s.first        = ps.first;
+    s.out          = a.destinations.row(k);
+    s.slot         = static_cast<std::int32_t>(t.parent_slot[i]);
+    s.up           = s.slot == tree_parent_in_memory ? a.destinations.row(t.parent_of[i]) : nullptr;
+    s.source_words = ps.last + 1;
+    s.node         = k;
+    s.flip         = ps.flip;
+    s.shift        = ps.shift;
+    s.vectors      = four_word_aligned(s.first) && four_word_aligned(s.out) && (s.up == nullptr || four_word_aligned(s.up));
+    return s;
+  }
 
   KOKKOS_INLINE_FUNCTION void add_count(const scratch_view& counts, size_type k, size_type nulls) const {
     if (team_counts)
@@ -133,99 +174,109 @@ struct tree_gpu_functor {
       atomic_add_count(&a.count_scratch(2 * k), nulls);
   }
 
-  // Positions [i0, i0 + m) of the order (m <= batch) over the run starting at word w0: every load of
-  // the batch (the nodes' words, then the parent words read back from memory) before any store.
-  // Full: the run ends before the mask's last word, so no word needs a bounds check or a tail mask
-  // (and a shifted source's next word exists). Everything a lane needs is local to its body: arrays
-  // captured by reference would live in local memory.
+  // Words g .. g + 3 of `p` into w (those at or past `words` read as 0 unless Full).
   template <bool Full>
-  KOKKOS_FORCEINLINE_FUNCTION void walk_batch(const member_type& team, const scratch_view& counts, size_type w0,
-                                              size_type i0, int m) const {
-    std::uint64_t packed = 0;
-    Kokkos::parallel_reduce(
-        Kokkos::ThreadVectorRange(team, static_cast<int>(warp_lanes)),
-        [=](int lane, std::uint64_t& acc) { acc += lane_batch<Full>(lane, w0, i0, m); }, packed);
-    // Valid bits of the run's words of each node: all its words, less those past size_bits.
-    const size_type left     = a.words - w0;
-    const size_type run_bits = left <= run_words ? a.size_bits - w0 * word_bits : size_type{run_words * word_bits};
-    Kokkos::single(Kokkos::PerThread(team), [&]() {
-      for (int b = 0; b < m; ++b)
-        add_count(counts, t.order[i0 + b], run_bits - static_cast<size_type>((packed >> (16 * b)) & 0xffff));
-    });
+  KOKKOS_FORCEINLINE_FUNCTION static void load_group(const word_type* p, bool vectors, size_type g, size_type words,
+                                                     word_type* w) {
+    if (Full && vectors) {
+      load_four_words(p + g, w);
+    } else {
+      for (int j = 0; j < group; ++j) w[j] = Full || g + j < words ? p[g + j] : word_type{0};
+    }
   }
 
-  // Lane `lane`'s share of walk_batch: its words o = lane, lane + 32, ... of the run; returns their
-  // set bits, node b's in bits [16 b, 16 b + 16).
+  // Positions steps[0 .. m) (m <= batch) over the run starting at word w0: every load of the batch
+  // (the nodes' words, then the parents' words read back from memory) before any store. Full: the
+  // run ends before the mask's last word, so no word needs a bounds check or a tail mask (and a
+  // shifted source's next word exists). Returns the lane's set bits, node b's in bits [16 b, 16 b + 16).
   template <bool Full>
-  KOKKOS_FORCEINLINE_FUNCTION std::uint64_t lane_batch(int lane, size_type w0, size_type i0, int m) const {
-    const word_type* first[batch];
-    word_type* out[batch];
-    int shift[batch], slot[batch];
-    // The parent in memory of the batch's first node that has one: its words are loaded with the
-    // batch's (a depth-first batch rarely has two, and another one is read when it is needed).
-    const word_type* up = nullptr;
+  KOKKOS_FORCEINLINE_FUNCTION std::uint64_t lane_batch(const tree_step* steps, int lane, size_type w0, int m) const {
+    const size_type words = a.words;
+    const size_type g     = w0 + static_cast<size_type>(group * lane);
+    word_type v[batch][group];
+    word_type u[batch][group];
+    for (int b = 0; b < batch; ++b)
+      if (b < m) load_group<Full>(steps[b].first, steps[b].vectors != 0, g, words, v[b]);
     for (int b = 0; b < batch; ++b) {
-      const bool live   = b < m;
-      const size_type i = i0 + (live ? b : 0);
-      const size_type k = t.order[i];
-      const positioned_source ps(a.sources(k), a.size_bits);
-      first[b] = ps.first + w0;
-      shift[b] = live ? ps.shift : 0;
-      out[b]   = a.destinations.row(k) + w0;
-      slot[b]  = live ? static_cast<int>(t.parent_slot[i]) : tree_no_parent;
-      if (up == nullptr && slot[b] == tree_parent_in_memory) up = a.destinations.row(t.parent_of[i]) + w0;
-    }
-    // Words [0, lim) of the run (relative to w0) exist; word lim - 1 is the mask's last if lim <= run_words.
-    const size_type left = a.words - w0;
-    const int lim        = Full ? static_cast<int>(run_words) : static_cast<int>(left < run_words ? left : run_words);
-    word_type v[batch][items];
-    word_type u[items];
-    for (int b = 0; b < batch; ++b)
-      for (int i = 0; i < items; ++i) {
-        const int o = i * static_cast<int>(warp_lanes) + lane;
-        v[b][i]     = b < m && (Full || o < lim) ? first[b][o] : word_type{0};
+      if (b >= m || steps[b].slot != tree_parent_in_memory) continue;
+      if (b > 0 && steps[b - 1].slot == tree_parent_in_memory && steps[b - 1].up == steps[b].up) {
+        for (int j = 0; j < group; ++j) u[b][j] = u[b - 1][j];
+      } else {
+        load_group<Full>(steps[b].up, steps[b].vectors != 0, g, words, u[b]);
       }
-    for (int b = 0; b < batch; ++b)
-      if (shift[b] != 0) {
-        // A shifted source's next word exists up to its last one, (shift + size_bits - 1) / 32.
-        const size_type after = (shift[b] + a.size_bits - 1) / word_bits + 1 - w0;
-        const int next_lim    = Full ? static_cast<int>(run_words) + 1
-                                     : static_cast<int>(after < run_words + 1 ? after : run_words + 1);
-        for (int i = 0; i < items; ++i) {
-          const int o        = i * static_cast<int>(warp_lanes) + lane;
-          const word_type hi = Full || o + 1 < next_lim ? first[b][o + 1] : word_type{0};
-          v[b][i]            = funnel_shift(v[b][i], hi, shift[b]);
-        }
-      }
-    for (int i = 0; i < items; ++i) {
-      const int o = i * static_cast<int>(warp_lanes) + lane;
-      u[i]        = up != nullptr && (Full || o < lim) ? up[o] : word_type{0};
     }
-    const word_type tail = Full ? ~word_type{0} : valid_bits_of_word(a.words - 1, a.size_bits);
-    std::uint64_t sets = 0;
+    for (int b = 0; b < batch; ++b) {
+      if (b >= m || steps[b].shift == 0) continue;
+      const tree_step& s = steps[b];
+      // Word j's next source word is word j + 1 of the group, or the one after the group.
+      const size_type after = g + group;
+      const word_type hi    = Full || after < s.source_words ? s.first[after] : word_type{0};
+      for (int j = 0; j < group; ++j) {
+        const bool next_loaded = Full || g + j + 1 < words;
+        word_type next         = j + 1 < group ? v[b][j + 1] : hi;
+        // Past the mask's words, the next source word may still exist (the source reaches further).
+        if (!next_loaded && j + 1 < group) next = g + j + 1 < s.source_words ? s.first[g + j + 1] : word_type{0};
+        v[b][j] = funnel_shift(v[b][j], next, s.shift);
+      }
+    }
+    const word_type tail = valid_bits_of_word(words - 1, a.size_bits);
+    std::uint64_t sets   = 0;
     for (int b = 0; b < batch; ++b) {
       if (b >= m) break;
-      int set = 0;
-      for (int i = 0; i < items; ++i) {
-        const int o    = i * static_cast<int>(warp_lanes) + lane;
-        word_type word = v[b][i];
-        if (slot[b] == tree_parent_in_memory) {
-          const word_type* mine = a.destinations.row(t.parent_of[i0 + b]) + w0;
-          word &= mine == up ? u[i] : Full || o < lim ? mine[o] : word_type{0};
-        }
-        // A parent earlier in this batch: its new word is still in registers.
+      const tree_step& s = steps[b];
+      int set            = 0;
+      for (int j = 0; j < group; ++j) {
+        word_type word = v[b][j] ^ s.flip;
+        if (s.slot == tree_parent_in_memory) word &= u[b][j];
+        // A parent earlier in this batch: its new words are still in registers.
         for (int p = 0; p < b; ++p)
-          if (slot[b] == p) word &= v[p][i];
-        if (!Full && o == lim - 1 && left <= run_words) word &= tail;
-        v[b][i] = word;
-        if (Full || o < lim) {
-          out[b][o] = word;
-          set += popcount32(word);
-        }
+          if (s.slot == p) word &= v[p][j];
+        if (!Full && g + j >= words - 1) word = g + j == words - 1 ? word & tail : word_type{0};
+        v[b][j] = word;
+        set += popcount32(word);
+      }
+      if (Full && s.vectors) {
+        store_four_words(s.out + g, v[b]);
+      } else {
+        for (int j = 0; j < group; ++j)
+          if (Full || g + j < words) s.out[g + j] = v[b][j];
       }
       sets += static_cast<std::uint64_t>(set) << (16 * b);
     }
     return sets;
+  }
+
+  // Positions steps[0 .. m) over the runs first_run, first_run + warps, ... (at most runs_per_count
+  // of them): the lanes' set bits of every run in one reduction, each node's null count added once.
+  KOKKOS_FORCEINLINE_FUNCTION void walk_batch(const member_type& team, const scratch_view& counts,
+                                              const tree_step* steps, size_type first_run, size_type warps,
+                                              int m) const {
+    std::uint64_t packed = 0;
+    Kokkos::parallel_reduce(
+        Kokkos::ThreadVectorRange(team, static_cast<int>(warp_lanes)),
+        [=](int lane, std::uint64_t& acc) {
+          for (size_type k = 0; k < runs_per_count; ++k) {
+            const size_type r = first_run + k * warps;
+            if (r >= runs) break;
+            const size_type w0 = r * run_words;
+            if (w0 + run_words < a.words)
+              acc += lane_batch<true>(steps, lane, w0, m);
+            else
+              acc += lane_batch<false>(steps, lane, w0, m);
+          }
+        },
+        packed);
+    // Valid bits of those runs' words of each node: all their words, less those past size_bits
+    // (only the mask's last run has any).
+    const size_type taken = first_run >= runs ? 0 : (runs - 1 - first_run) / warps + 1;
+    const size_type n_runs = taken < runs_per_count ? taken : runs_per_count;
+    const bool has_last    = n_runs > 0 && first_run + (n_runs - 1) * warps == runs - 1;
+    const size_type bits   = n_runs * run_words * word_bits -
+                           (has_last ? (runs * run_words * word_bits - a.size_bits) : size_type{0});
+    Kokkos::single(Kokkos::PerThread(team), [&]() {
+      for (int b = 0; b < m; ++b)
+        add_count(counts, steps[b].node, bits - static_cast<size_type>((packed >> (16 * b)) & 0xffff));
+    });
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
@@ -236,22 +287,34 @@ struct tree_gpu_functor {
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, n), [&](size_type k) {
         Kokkos::single(Kokkos::PerThread(team), [&]() { counts(k) = 0; });
       });
-      team.team_barrier();
     }
+    const size_type held = n < chunk ? n : chunk;
+    tree_step* steps     = static_cast<tree_step*>(team.team_scratch(0).get_shmem(held * sizeof(tree_step)));
     const size_type warps = league * static_cast<size_type>(rows);
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, rows), [&](int row) {
-      for (size_type r = static_cast<size_type>(team.league_rank()) * rows + row; r < runs; r += warps) {
-        const size_type w0 = r * run_words;
-        const bool full    = w0 + run_words < a.words;
-        for (size_type i0 = 0; i0 < n; i0 += batch) {
-          const int m = n - i0 < batch ? static_cast<int>(n - i0) : batch;
-          if (full)
-            walk_batch<true>(team, counts, w0, i0, m);
-          else
-            walk_batch<false>(team, counts, w0, i0, m);
+    const int lanes       = static_cast<int>(warp_lanes);
+    // Positions in chunks of the steps team scratch holds: a parent of an earlier chunk was written
+    // by the same lane (a lane's words are the same in every node), so it is read back from memory.
+    for (size_type c0 = 0; c0 < n; c0 += chunk) {
+      const size_type cn = n - c0 < chunk ? n - c0 : chunk;
+      team.team_barrier();  // the previous chunk's steps are no longer read
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, rows), [&](int row) {
+        Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, lanes), [&](int lane) {
+          for (size_type i = static_cast<size_type>(row * lanes + lane); i < cn; i += static_cast<size_type>(rows * lanes))
+            steps[i] = decode(c0 + i);
+        });
+      });
+      team.team_barrier();
+      // Batch by batch, each over all the warp's runs: the batch's steps stay in registers and its
+      // counts take one reduction for up to runs_per_count runs.
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, rows), [&](int row) {
+        const size_type first_run = static_cast<size_type>(team.league_rank()) * rows + row;
+        for (size_type i0 = 0; i0 < cn; i0 += batch) {
+          const int m = cn - i0 < batch ? static_cast<int>(cn - i0) : batch;
+          for (size_type r = first_run; r < runs; r += warps * runs_per_count)
+            walk_batch(team, counts, steps + i0, r, warps, m);
         }
-      }
-    });
+      });
+    }
     team.team_barrier();
     // One ticket per team: the team that takes the last one moves every node's total into null_counts
     // (count_scratch(2k): node k's total; count_scratch(1), node 0's unused ticket word: the teams').
@@ -312,7 +375,7 @@ void launch_tree(const char* fn, const ExecSpace& exec, const tree_args<ExecSpac
     const functor f{a, t, runs, league, rows, team_counts};
     using policy = Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<tuning::gpu_rows * warp_lanes, tuning::gpu_min_teams_per_sm>>;
     policy p(exec, static_cast<int>(league), rows, lanes);
-    if (team_counts) p.set_scratch_size(0, Kokkos::PerTeam(static_cast<std::size_t>(t.num_nodes) * sizeof(size_type)));
+    p.set_scratch_size(0, Kokkos::PerTeam(functor::scratch_bytes(t.num_nodes, team_counts)));
     Kokkos::parallel_for(label + "::runs", p, f);
   }
 }

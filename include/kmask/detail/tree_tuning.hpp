@@ -13,18 +13,17 @@ namespace detail {
 
 template <class ExecSpace, class = void>
 struct tree_tuning {
-  // GPU form: words per lane of one node in a warp's run (32 x gpu_items words): with gpu_batch
-  // nodes of loads issued together, 16 loads in flight per lane (2 per lane ran slower from 2^24
-  // rows up, perf_tests/results/h200/session9/tree_batch_count.md).
-  static constexpr int gpu_items = 4;
-  // Nodes whose loads a warp issues together (at most 4: their null counts share one reduction).
+  // GPU form: nodes whose loads a lane issues together, 4 consecutive words (one 16-byte access)
+  // each, with their parents' read back (at most 4: their null counts share one 64-bit reduction).
   static constexpr int gpu_batch = 4;
   // Warps of a GPU team: 256 threads, what LaunchBounds sizes the registers for.
   static constexpr int gpu_rows = 8;
-  // Teams resident per SM that LaunchBounds asks for: 4 (64 registers, some spilled) ran faster
-  // than 3 (80) or 2 (116) from 2^24 rows up; the grid is this many per SM, each warp walking runs
-  // in turn, so at 2^24 rows the whole forest is one wave.
-  static constexpr int gpu_min_teams_per_sm = 4;
+  // Teams resident per SM that LaunchBounds asks for: 2 leaves 128 registers a thread, room for a
+  // batch's words and its parents' without spilling; the grid is this many per SM, each warp
+  // walking runs in turn.
+  static constexpr int gpu_min_teams_per_sm = 2;
+  // Walk positions decoded into team scratch at a time (56 bytes each): 73-node structs in one go.
+  static constexpr size_type gpu_chunk_nodes = 128;
   // Forests of at most this many nodes count in team scratch (8 bytes a node); larger ones add each
   // warp's counts to memory directly.
   static constexpr size_type gpu_team_count_nodes = 2048;
