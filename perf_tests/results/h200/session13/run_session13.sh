@@ -52,6 +52,10 @@ for s in "$@"; do
           bench build/var2-bin/perf_tests/kmask_benchmarks "make-var2-$r" 0.05 'make_masks/'
       done
       ;;
+    concurrency)
+      # Issue 14's benchmark at this session's head: T host threads with a stream each (two rounds).
+      for r in 1 2; do bench build/cuda/perf_tests/kmask_benchmarks "concurrency-$r" 0.05 'concurrency/'; done
+      ;;
     res)
       # Registers, local memory and shared memory of the tree and mask-building kernels.
       cuobjdump -res-usage build/cuda/perf_tests/kmask_benchmarks 2>&1 | grep -A1 -E 'tree_gpu|build_words' > "$o/res-usage.txt"
