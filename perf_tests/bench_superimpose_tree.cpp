@@ -110,7 +110,8 @@ std::string case_name(const tree_case& c) {
 }
 
 bool register_tree_benchmarks() {
-  for (const tree_case& c : {tree_case{size_type{1} << 20, false}, tree_case{size_type{1} << 24, false},
+  for (const tree_case& c : {tree_case{size_type{1} << 20, false}, tree_case{size_type{1} << 22, false},
+                             tree_case{size_type{1} << 24, false},
                              tree_case{size_type{1} << 24, true}, tree_case{size_type{1} << 26, false}})
     benchmark::RegisterBenchmark(case_name(c).c_str(), [c](benchmark::State& s) { run_tree(s, c); })
         ->UseManualTime()

@@ -54,12 +54,19 @@ inline forest random_forest(std::mt19937_64& rng, size_type nodes, int max_depth
 
 // Runs the forest through the view form (or the pointer form) and checks every node's words
 // [0, num_words(size_bits)) and count against the reference and that every later word kept its
-// contents; the counter past the last node must keep its poison.
+// contents; the counter past the last node must keep its poison. With lead_words > 0 each node
+// is a subview starting that many words into its allocation (masks not 16-byte aligned when it
+// is not a multiple of 4), and the words before it must keep their contents too.
 template <class ExecSpace>
-::testing::AssertionResult run_and_check(const forest& f, bool pointer_form = false) {
+::testing::AssertionResult run_and_check(const forest& f, bool pointer_form = false, std::size_t lead_words = 0) {
   ExecSpace exec;
-  std::vector<view_t<ExecSpace>> masks;
-  for (const auto& m : f.masks) masks.push_back(to_device<ExecSpace>(m));
+  std::vector<view_t<ExecSpace>> masks, whole;
+  for (const auto& m : f.masks) {
+    ref::words padded(lead_words, word_type{0xA5A5A5A5u});
+    padded.insert(padded.end(), m.begin(), m.end());
+    whole.push_back(to_device<ExecSpace>(padded));
+    masks.push_back(Kokkos::subview(whole.back(), std::make_pair(lead_words, padded.size())));
+  }
   const size_type n  = static_cast<size_type>(masks.size());
   const auto counts = poisoned_counts<ExecSpace>(n + 1);
   if (pointer_form) {
@@ -87,6 +94,12 @@ template <class ExecSpace>
                                            << expected[k].nulls;
   }
   if (got_counts[masks.size()] != -777) return ::testing::AssertionFailure() << "a counter past the nodes was written";
+  for (std::size_t k = 0; k < whole.size(); ++k) {
+    const auto got = to_host(whole[k]);
+    for (std::size_t w = 0; w < lead_words; ++w)
+      if (got[w] != word_type{0xA5A5A5A5u})
+        return ::testing::AssertionFailure() << "node " << k << " word " << w << " before its mask was written";
+  }
   return ::testing::AssertionSuccess();
 }
 
@@ -164,6 +177,52 @@ TEST(TEST_CATEGORY, superimpose_tree_wide_deep_and_forests) {
   ASSERT_TRUE(tree::run_and_check<TEST_EXECSPACE>(roots));
   // No nodes at all.
   ASSERT_TRUE(tree::run_and_check<TEST_EXECSPACE>(tree::forest{}));
+}
+
+TEST(TEST_CATEGORY, superimpose_tree_aligned_forests) {
+  // Every node from bit 0 of its own mask: the GPU form's aligned walk (tree_aligned_kernel.hpp),
+  // segments of one root or one root's child with its subtree, lines of runs two at a time. Sizes
+  // around a run (128 words) and a word, masks 16-byte aligned or not (lead words 0, 1, 2, 4).
+  const auto seed = base_seed() + 1610;
+  SCOPED_TRACE(seed_note(seed));
+  std::mt19937_64 rng(seed);
+  const size_type some = 1 + static_cast<size_type>(rng() % 200000);
+  for (int depth = 1; depth <= 8; ++depth) {
+    for (size_type bits : std::vector<size_type>{1, 31, 32, 33, 4095, 4096, 4097, 4096 * 5 + 7, 4096 * 9, some}) {
+      for (std::size_t lead : {std::size_t{0}, std::size_t{1}, std::size_t{2}, std::size_t{4}}) {
+        if (lead != 0 && (bits % 3 != 0 && depth % 2 == 0)) continue;  // a sample of the unaligned forms
+        const auto f = tree::random_forest(rng, 2 + static_cast<size_type>(rng() % 10) * depth, depth, bits,
+                                           static_cast<int>(rng() % 4), 0);
+        ASSERT_TRUE(tree::run_and_check<TEST_EXECSPACE>(f, lead % 2 == 1, lead))
+            << "depth " << depth << ", size_bits " << bits << ", lead words " << lead;
+      }
+    }
+  }
+  // A chain of 150 (one segment of 149 nodes, several lines on the emulated form), 1000 leaves of
+  // one root (1000 one-node segments), a lone root, several roots with children; and a struct past
+  // tree_tuning::gpu_aligned_max_words, which takes the general walk.
+  tree::forest chain;
+  chain.size_bits = 100000 + static_cast<size_type>(rng() % 64);
+  for (int k = 0; k < 150; ++k) {
+    chain.parents.push_back(k - 1);
+    chain.begins.push_back(0);
+    chain.masks.push_back(random_words(rng, static_cast<std::size_t>(kmask::num_words(chain.size_bits)) + 1));
+  }
+  ASSERT_TRUE(tree::run_and_check<TEST_EXECSPACE>(chain)) << "chain";
+  const size_type past = kmask::detail::tree_tuning<TEST_EXECSPACE>::gpu_aligned_max_words * 32 + 33;
+  ASSERT_TRUE(tree::run_and_check<TEST_EXECSPACE>(tree::random_forest(rng, 5, 3, past, 2, 0))) << "past the aligned walk";
+  tree::forest wide;
+  wide.size_bits = 6000 + static_cast<size_type>(rng() % 64);
+  for (int k = 0; k <= 1000; ++k) {
+    wide.parents.push_back(k == 0 ? -1 : 0);
+    wide.begins.push_back(0);
+    wide.masks.push_back(random_words(rng, static_cast<std::size_t>(kmask::num_words(wide.size_bits))));
+  }
+  ASSERT_TRUE(tree::run_and_check<TEST_EXECSPACE>(wide)) << "wide";
+  for (size_type bits : {77, 50000}) {
+    ASSERT_TRUE(tree::run_and_check<TEST_EXECSPACE>(tree::random_forest(rng, 1, 1, bits, 16, 0))) << "one root, " << bits;
+    ASSERT_TRUE(tree::run_and_check<TEST_EXECSPACE>(tree::random_forest(rng, 40, 4, bits, 5, 0))) << "roots, " << bits;
+  }
 }
 
 TEST(TEST_CATEGORY, superimpose_tree_more_nodes_than_team_counters) {

@@ -10,9 +10,11 @@
 // core's descriptors, in the same staging lease and the same upload.
 
 #include <kmask/detail/segmented_calls.hpp>
+#include <kmask/detail/tree_aligned_kernel.hpp>
 #include <kmask/detail/tree_kernels.hpp>
 #include <kmask/detail/tree_validation.hpp>
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <utility>
@@ -107,6 +109,70 @@ inline tree_walk depth_first(const tree_order& t, const size_type* parents, size
   return w;
 }
 
+// Whether the forest takes the aligned walk (tree_aligned_kernel.hpp): a GPU form, masks of at most
+// tree_tuning::gpu_aligned_max_words words, few enough nodes for its steps in team scratch, and
+// every node read from bit 0 of its own mask, not inverted (so no source is staged: the core
+// refuses nodes that share a word).
+template <class ExecSpace, class Sources, class Dests>
+bool tree_takes_aligned_walk(const Sources& sources, const Dests& dests, size_type words) {
+  using tuning        = tree_tuning<ExecSpace>;
+  const std::size_t n = sources.size();
+  if (uses_cpu_kernels<ExecSpace>() || n == 0 || n > static_cast<std::size_t>(tuning::gpu_aligned_max_nodes) ||
+      words > tuning::gpu_aligned_max_words)
+    return false;
+  for (std::size_t k = 0; k < n; ++k) {
+    const source_mask m = sources[k];
+    if (m.begin_bit != 0 || m.invert || m.words != dests[k].words) return false;
+  }
+  return true;
+}
+
+// The aligned walk's segments (a root alone; a child of a root with its subtree) over the
+// depth-first positions, and their work units: each segment gets lines of runs in proportion to
+// its nodes, so the `resident` teams' warps each take about one unit, at least one line a segment
+// and at most one a run.
+struct aligned_units {
+  std::vector<size_type> seg_begin, unit_begin;
+  size_type league = 0;
+};
+
+inline aligned_units share_aligned_units(const tree_walk& walk, const size_type* parents, size_type words,
+                                         size_type resident, int rows) {
+  constexpr size_type run_words = 4 * warp_lanes;  // tree_aligned_functor::run_words
+  const size_type n     = static_cast<size_type>(walk.order.size());
+  const size_type runs  = std::max<size_type>(1, (words + run_words - 1) / run_words);
+  const size_type warps = resident * rows;
+  aligned_units u;
+  for (size_type i = 0; i < n; ++i) {
+    const size_type p = walk.parent_of[static_cast<std::size_t>(i)];
+    if (p < 0 || parents[p] < 0) u.seg_begin.push_back(i);
+  }
+  u.seg_begin.push_back(n);
+  u.unit_begin.push_back(0);
+  for (std::size_t s = 0; s + 1 < u.seg_begin.size(); ++s) {
+    const size_type nodes = u.seg_begin[s + 1] - u.seg_begin[s];
+    const size_type lines = std::min(runs, std::max<size_type>(1, (warps * nodes + n / 2) / n));
+    u.unit_begin.push_back(u.unit_begin.back() + lines);
+  }
+  u.league = std::min(resident, (u.unit_begin.back() + rows - 1) / rows);
+  return u;
+}
+
+// The tree kernels' arguments from an encoded call.
+template <class ExecSpace, class E>
+tree_args<ExecSpace> tree_args_of(const E& e, const Kokkos::View<size_type*, typename ExecSpace::memory_space>& null_counts) {
+  return tree_args<ExecSpace>{bit_and{},
+                              e.offsets,
+                              e.sources,
+                              pointer_destinations<typename ExecSpace::memory_space>{e.destinations},
+                              null_counts,
+                              e.num_segments,
+                              e.size_bits,
+                              num_words(e.size_bits),
+                              num_words(e.size_bits),
+                              e.count_scratch};
+}
+
 // Runs the tree whose node k is read as sources[k] and written as dests[k]; parents checked here.
 // `check_sources` runs (after the shape and the counters) for sources the core does not check.
 template <class ExecSpace, class Sources, class Dests, class CheckSources>
@@ -126,6 +192,29 @@ void superimpose_tree_call(const ExecSpace& exec, const arg_names& names, const 
   for (std::size_t k = 0; k <= n; ++k) offsets[k] = static_cast<size_type>(k);
   const auto p = describe(names, sources, dests, size_bits, offsets, &counts);
 
+  const size_type words = num_words(size_bits);
+  if (tree_takes_aligned_walk<ExecSpace>(sources, dests, words)) {
+    // order | parent of each position | segment starts | unit starts (tree_aligned_kernel.hpp)
+    const tree_walk walk  = depth_first(t, parents.data(), 1);
+    const aligned_units u = share_aligned_units(walk, parents.data(), words, tree_aligned_resident_teams(exec),
+                                                tree_aligned_rows<ExecSpace>());
+    std::vector<std::uint64_t> extra;
+    extra.reserve(2 * n + 2 * u.seg_begin.size());
+    for (const auto* list : {&walk.order, &walk.parent_of, &u.seg_begin, &u.unit_begin})
+      for (size_type v : *list) extra.push_back(static_cast<std::uint64_t>(v));
+    const auto e = encode(exec, p, tree_stores<ExecSpace>{names.fn, &extra});
+    const auto* dev = reinterpret_cast<const std::int64_t*>(e.words.extra_device());
+    const size_type segments = static_cast<size_type>(u.seg_begin.size()) - 1;
+    const tree_aligned_layout layout{dev, dev + n, dev + 2 * n, dev + 2 * n + segments + 1, static_cast<size_type>(n),
+                                     segments};
+    const auto a = tree_args_of<ExecSpace>(e, null_counts);
+    if (words == 0)
+      launch_tree(names.fn, exec, a, tree_layout{nullptr, nullptr, nullptr, static_cast<size_type>(n)});
+    else
+      launch_tree_aligned(names.fn, exec, a, layout, u.unit_begin.back(), u.league);
+    return;
+  }
+
   // order | parent of each position | its parent's slot (tree_kernels.hpp)
   const tree_walk walk = depth_first(t, parents.data(), tree_tuning<ExecSpace>::gpu_batch);
   std::vector<std::uint64_t> extra;
@@ -138,17 +227,7 @@ void superimpose_tree_call(const ExecSpace& exec, const arg_names& names, const 
   const auto* dev = reinterpret_cast<const std::int64_t*>(e.words.extra_device());
   const tree_layout layout{dev, dev + n, dev + 2 * n, static_cast<size_type>(n)};
   stage_sources(exec, e);
-  const tree_args<ExecSpace> a{bit_and{},
-                               e.offsets,
-                               e.sources,
-                               pointer_destinations<memory_space>{e.destinations},
-                               null_counts,
-                               e.num_segments,
-                               e.size_bits,
-                               num_words(e.size_bits),
-                               num_words(e.size_bits),
-                               e.count_scratch};
-  launch_tree(names.fn, exec, a, layout);
+  launch_tree(names.fn, exec, tree_args_of<ExecSpace>(e, null_counts), layout);
 }
 
 }  // namespace detail

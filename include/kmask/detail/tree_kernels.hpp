@@ -1,7 +1,8 @@
 #ifndef KMASK_DETAIL_TREE_KERNELS_HPP
 #define KMASK_DETAIL_TREE_KERNELS_HPP
 
-// superimpose_nulls_tree()'s kernels. Node k's word w becomes (its source word w) AND (its
+// superimpose_nulls_tree()'s general kernels (an aligned forest of small masks takes
+// tree_aligned_kernel.hpp instead, which shares tree_counts_done). Node k's word w becomes (its source word w) AND (its
 // parent's NEW word w), the parent's new word being already the AND of the parent and all its
 // ancestors. So every word index is worked by one owner (a CPU iteration, or a GPU warp) that
 // visits the nodes parents first, and reads a parent's new word from the parent's mask, which
@@ -108,6 +109,35 @@ struct tree_cpu_functor {
     }
   }
 };
+
+// The end of a tree kernel's team, after a barrier past its walk: adds the team's per-node counts
+// (team scratch `counts`, when team_counts) into count_scratch and takes a ticket. The team that
+// takes the last of the `league` tickets moves every node's total into null_counts (count_scratch(2k):
+// node k's total; count_scratch(1), node 0's unused ticket word: the teams'), leaves the scratch at
+// zero and returns true; the others return false.
+template <class Args, class Member, class Counts>
+KOKKOS_INLINE_FUNCTION bool tree_counts_done(const Member& team, const Args& a, const Counts& counts, size_type n,
+                                             size_type league, bool team_counts) {
+  if (team_counts)
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, n), [&](size_type k) {
+      Kokkos::single(Kokkos::PerThread(team), [&]() { atomic_add_count(&a.count_scratch(2 * k), counts(k)); });
+    });
+  Kokkos::memory_fence();  // this thread's adds are visible before the team's ticket announces them
+  team.team_barrier();
+  int is_last = 0;
+  Kokkos::single(
+      Kokkos::PerTeam(team),
+      [&](int& last) { last = atomic_fetch_add_count(&a.count_scratch(1), 1) == league - 1; },
+      is_last);
+  if (!is_last) return false;
+  Kokkos::memory_fence();  // every other team's adds are visible to the last one
+  Kokkos::parallel_for(Kokkos::TeamThreadRange(team, n), [&](size_type k) {
+    Kokkos::single(Kokkos::PerThread(team), [&]() { a.null_counts(k) = atomic_exchange_count(&a.count_scratch(2 * k), 0); });
+  });
+  team.team_barrier();
+  Kokkos::single(Kokkos::PerTeam(team), [&]() { atomic_exchange_count(&a.count_scratch(1), 0); });
+  return true;
+}
 
 // Position i of the walk as the GPU form reads it: decoded from the descriptors once per team into
 // team scratch, so a batch's loads wait on no global load chain (order -> source -> data) and the
@@ -316,27 +346,7 @@ struct tree_gpu_functor {
       });
     }
     team.team_barrier();
-    // One ticket per team: the team that takes the last one moves every node's total into null_counts
-    // (count_scratch(2k): node k's total; count_scratch(1), node 0's unused ticket word: the teams').
-    if (team_counts)
-      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, n), [&](size_type k) {
-        Kokkos::single(Kokkos::PerThread(team), [&]() { atomic_add_count(&a.count_scratch(2 * k), counts(k)); });
-      });
-    Kokkos::memory_fence();  // this thread's adds are visible before the team's ticket announces them
-    team.team_barrier();
-    int is_last = 0;
-    Kokkos::single(
-        Kokkos::PerTeam(team),
-        [&](int& last) { last = atomic_fetch_add_count(&a.count_scratch(1), 1) == static_cast<size_type>(league) - 1; },
-        is_last);
-    if (!is_last) return;
-    Kokkos::memory_fence();  // every other team's adds are visible to the last one
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, n), [&](size_type k) {
-      Kokkos::single(Kokkos::PerThread(team),
-                     [&]() { a.null_counts(k) = atomic_exchange_count(&a.count_scratch(2 * k), 0); });
-    });
-    team.team_barrier();
-    Kokkos::single(Kokkos::PerTeam(team), [&]() { atomic_exchange_count(&a.count_scratch(1), 0); });
+    tree_counts_done(team, a, counts, n, league, team_counts);
   }
 };
 

@@ -27,6 +27,15 @@ struct tree_tuning {
   // Forests of at most this many nodes count in team scratch (8 bytes a node); larger ones add each
   // warp's counts to memory directly.
   static constexpr size_type gpu_team_count_nodes = 2048;
+  // Aligned walk (tree_aligned_kernel.hpp): teams resident per SM that LaunchBounds asks for; a
+  // lane holds two runs' words (16 registers), so 4 teams of 256 fit in 64 registers a thread.
+  static constexpr int gpu_aligned_teams_per_sm = 4;
+  // Aligned walk: forests of at most this many nodes take it (a 32-byte step each in team scratch);
+  // larger ones take the general walk.
+  static constexpr size_type gpu_aligned_max_nodes = 1024;
+  // Aligned walk: masks of at most this many words (2^22 bits) take it; its units have too few
+  // runs' loads in flight to stream larger ones as fast as the general walk's batches.
+  static constexpr size_type gpu_aligned_max_words = size_type{1} << 17;
   // Teams of the GPU form emulated on a host space: few, so each walks several runs as a full grid does.
   static constexpr size_type emulated_teams = 3;
 
