@@ -12,7 +12,8 @@
 // no warp writes; every later node's parent is in the same segment, written moments before by the
 // same lane. So segments are independent, and a small mask still gives every warp work: a work
 // unit is (segment, line), the line taking runs of 128 words line, line + lines, ... of every node
-// of the segment, node by node (one count reduction a node), the runs' loads two at a time.
+// of the segment, node by node (one count reduction a node, or a pair of nodes where the second
+// is not the first's child), the runs' loads two at a time.
 // Lines are shared out in proportion to the segments' nodes.
 
 #include <kmask/detail/tree_kernels.hpp>
@@ -49,6 +50,8 @@ struct tree_aligned_functor {
   using scratch_view = Kokkos::View<size_type*, typename ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
   static constexpr int group           = 4;  // consecutive words of a lane: one 16-byte access
   static constexpr size_type run_words = warp_lanes * group;
+  static_assert(tuning::gpu_aligned_max_words * word_bits <= (std::int64_t{1} << 32) - 1,
+                "kmask: a node's set bits in a unit travel as a 32-bit field of one 64-bit lane reduction");
   tree_args<ExecSpace> a;
   tree_aligned_layout t;
   size_type runs;    // runs of run_words words of every node
@@ -134,6 +137,31 @@ struct tree_aligned_functor {
     return set;
   }
 
+  // lane_runs for two nodes at once, the second not a child of the first: both nodes' loads of a
+  // run go out before either's store. Returns the first's set bits plus the second's << 32.
+  KOKKOS_FORCEINLINE_FUNCTION std::uint64_t lane_runs_pair(const tree_aligned_step& s0, const tree_aligned_step& s1,
+                                                           int lane, size_type line, size_type lines) const {
+    const size_type words     = a.words;
+    const size_type lane_word = static_cast<size_type>(group * lane);
+    std::uint64_t set0 = 0, set1 = 0;
+    for (size_type r = line; r < runs; r += lines) {
+      const size_type g = r * run_words + lane_word;
+      word_type v0[group], v1[group];
+      if ((r + 1) * run_words < words) {
+        load_run<true>(s0, g, v0);
+        load_run<true>(s1, g, v1);
+        set0 += static_cast<std::uint64_t>(store_run<true>(s0, g, v0));
+        set1 += static_cast<std::uint64_t>(store_run<true>(s1, g, v1));
+      } else {
+        load_run<false>(s0, g, v0);
+        load_run<false>(s1, g, v1);
+        set0 += static_cast<std::uint64_t>(store_run<false>(s0, g, v0));
+        set1 += static_cast<std::uint64_t>(store_run<false>(s1, g, v1));
+      }
+    }
+    return set0 + (set1 << 32);
+  }
+
   // Valid bits of runs line, line + lines, ... of a node: all their words, less the bits past
   // size_bits (only the last run has any).
   KOKKOS_INLINE_FUNCTION size_type valid_bits_of_line(size_type line, size_type lines) const {
@@ -148,9 +176,7 @@ struct tree_aligned_functor {
     scratch_view counts;
     if (team_counts) {
       counts = scratch_view(team.team_scratch(0), n);
-      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, n), [&](size_type k) {
-        Kokkos::single(Kokkos::PerThread(team), [&]() { counts(k) = 0; });
-      });
+      for_each_node(team, n, [&](size_type k) { counts(k) = 0; });
     }
     auto* steps = static_cast<tree_aligned_step*>(team.team_scratch(0).get_shmem(n * sizeof(tree_aligned_step)));
     const int lanes = static_cast<int>(warp_lanes);
@@ -181,18 +207,36 @@ struct tree_aligned_functor {
         const size_type line  = u - t.unit_begin[seg];
         const size_type lines = t.unit_begin[seg + 1] - t.unit_begin[seg];
         const size_type bits  = valid_bits_of_line(line, lines);
-        for (size_type i = t.seg_begin[seg]; i < t.seg_begin[seg + 1]; ++i) {
+        const auto add = [&](size_type node, size_type nulls) {
+          if (team_counts)
+            atomic_add_count(&counts(node), nulls);
+          else
+            atomic_add_count(&a.count_scratch(2 * node), nulls);
+        };
+        const size_type end = t.seg_begin[seg + 1];
+        for (size_type i = t.seg_begin[seg]; i < end;) {
           const tree_aligned_step s = steps[i];
-          size_type set             = 0;
+          // Two positions together unless the second is the first's child (it reads the first's
+          // new words back): siblings' chains of load round trips overlap.
+          if (i + 1 < end && steps[i + 1].up != s.out) {
+            const tree_aligned_step s1 = steps[i + 1];
+            std::uint64_t packed       = 0;
+            Kokkos::parallel_reduce(
+                Kokkos::ThreadVectorRange(team, lanes),
+                [&](int lane, std::uint64_t& acc) { acc += lane_runs_pair(s, s1, lane, line, lines); }, packed);
+            Kokkos::single(Kokkos::PerThread(team), [&]() {
+              add(s.node, bits - static_cast<size_type>(packed & 0xffffffffu));
+              add(s1.node, bits - static_cast<size_type>(packed >> 32));
+            });
+            i += 2;
+            continue;
+          }
+          size_type set = 0;
           Kokkos::parallel_reduce(
               Kokkos::ThreadVectorRange(team, lanes),
               [&](int lane, size_type& acc) { acc += lane_runs(s, lane, line, lines); }, set);
-          Kokkos::single(Kokkos::PerThread(team), [&]() {
-            if (team_counts)
-              atomic_add_count(&counts(s.node), bits - set);
-            else
-              atomic_add_count(&a.count_scratch(2 * s.node), bits - set);
-          });
+          Kokkos::single(Kokkos::PerThread(team), [&]() { add(s.node, bits - set); });
+          ++i;
         }
       }
     });
@@ -202,10 +246,8 @@ struct tree_aligned_functor {
     const size_type last = a.words - 1;
     const word_type tail = valid_bits_of_word(last, a.size_bits);
     if (tail == ~word_type{0}) return;
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, n), [&](size_type i) {
-      Kokkos::single(Kokkos::PerThread(team), [&]() {
-        if (steps[i].up == nullptr) steps[i].out[last] &= tail;
-      });
+    for_each_node(team, n, [&](size_type i) {
+      if (steps[i].up == nullptr) steps[i].out[last] &= tail;
     });
   }
 };

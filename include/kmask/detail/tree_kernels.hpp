@@ -110,6 +110,19 @@ struct tree_cpu_functor {
   }
 };
 
+// f(k) for k in [0, n), spread over every lane of the team: a node per GPU thread, so a team's
+// round of per-node atomics costs one memory round trip, not one per node of each warp's share.
+template <class Member, class F>
+KOKKOS_INLINE_FUNCTION void for_each_node(const Member& team, size_type n, const F& f) {
+  const size_type lanes = warp_lanes;
+  Kokkos::parallel_for(Kokkos::TeamThreadRange(team, (n + lanes - 1) / lanes), [&](size_type b) {
+    Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, static_cast<int>(lanes)), [&](int l) {
+      const size_type k = b * lanes + l;
+      if (k < n) f(k);
+    });
+  });
+}
+
 // The end of a tree kernel's team, after a barrier past its walk: adds the team's per-node counts
 // (team scratch `counts`, when team_counts) into count_scratch and takes a ticket. The team that
 // takes the last of the `league` tickets moves every node's total into null_counts (count_scratch(2k):
@@ -118,10 +131,7 @@ struct tree_cpu_functor {
 template <class Args, class Member, class Counts>
 KOKKOS_INLINE_FUNCTION bool tree_counts_done(const Member& team, const Args& a, const Counts& counts, size_type n,
                                              size_type league, bool team_counts) {
-  if (team_counts)
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, n), [&](size_type k) {
-      Kokkos::single(Kokkos::PerThread(team), [&]() { atomic_add_count(&a.count_scratch(2 * k), counts(k)); });
-    });
+  if (team_counts) for_each_node(team, n, [&](size_type k) { atomic_add_count(&a.count_scratch(2 * k), counts(k)); });
   Kokkos::memory_fence();  // this thread's adds are visible before the team's ticket announces them
   team.team_barrier();
   int is_last = 0;
@@ -131,9 +141,7 @@ KOKKOS_INLINE_FUNCTION bool tree_counts_done(const Member& team, const Args& a, 
       is_last);
   if (!is_last) return false;
   Kokkos::memory_fence();  // every other team's adds are visible to the last one
-  Kokkos::parallel_for(Kokkos::TeamThreadRange(team, n), [&](size_type k) {
-    Kokkos::single(Kokkos::PerThread(team), [&]() { a.null_counts(k) = atomic_exchange_count(&a.count_scratch(2 * k), 0); });
-  });
+  for_each_node(team, n, [&](size_type k) { a.null_counts(k) = atomic_exchange_count(&a.count_scratch(2 * k), 0); });
   team.team_barrier();
   Kokkos::single(Kokkos::PerTeam(team), [&]() { atomic_exchange_count(&a.count_scratch(1), 0); });
   return true;
@@ -314,9 +322,7 @@ struct tree_gpu_functor {
     scratch_view counts;
     if (team_counts) {
       counts = scratch_view(team.team_scratch(0), n);
-      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, n), [&](size_type k) {
-        Kokkos::single(Kokkos::PerThread(team), [&]() { counts(k) = 0; });
-      });
+      for_each_node(team, n, [&](size_type k) { counts(k) = 0; });
     }
     const size_type held = n < chunk ? n : chunk;
     tree_step* steps     = static_cast<tree_step*>(team.team_scratch(0).get_shmem(held * sizeof(tree_step)));
