@@ -1,7 +1,7 @@
 #!/bin/bash
 # Session 14's device runs (the H200 machine, from the repository root). Binaries built on the
 # development machine and carried: build/cuda (Kokkos 3.4.01, the working tree), build/before
-# (d4b5d65's benchmarks, main at the session's start), build/var (run 3: the working tree with
+# (d4b5d65's benchmarks, main at the session's start; run 5: c9d77aa's, from the CI clone), build/var (run 3: the working tree with
 # the general walk at every size: -DCMAKE_CXX_FLAGS=-DKMASK_TUNING_OVERRIDE_HEADER=... (run 3's var
 # lacked the flag and was the working tree again) setting
 # tree_tuning<Kokkos::Cuda>::gpu_aligned_max_words = 0, not committed), build/device-libs.
