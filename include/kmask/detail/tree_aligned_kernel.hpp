@@ -173,11 +173,7 @@ struct tree_aligned_functor {
 
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
     const size_type n = t.num_nodes;
-    scratch_view counts;
-    if (team_counts) {
-      counts = scratch_view(team.team_scratch(0), n);
-      for_each_node(team, n, [&](size_type k) { counts(k) = 0; });
-    }
+    const scratch_view counts = zeroed_team_counts<scratch_view>(team, n, team_counts);
     auto* steps = static_cast<tree_aligned_step*>(team.team_scratch(0).get_shmem(n * sizeof(tree_aligned_step)));
     const int lanes = static_cast<int>(warp_lanes);
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, rows), [&](int row) {

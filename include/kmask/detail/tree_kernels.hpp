@@ -123,6 +123,16 @@ KOKKOS_INLINE_FUNCTION void for_each_node(const Member& team, size_type n, const
   });
 }
 
+// The team's per-node counters in team scratch (n of them, zeroed; none without team_counts), from
+// the start of the team's scratch.
+template <class ScratchView, class Member>
+KOKKOS_INLINE_FUNCTION ScratchView zeroed_team_counts(const Member& team, size_type n, bool team_counts) {
+  if (!team_counts) return ScratchView();
+  const ScratchView counts(team.team_scratch(0), n);
+  for_each_node(team, n, [&](size_type k) { counts(k) = 0; });
+  return counts;
+}
+
 // The end of a tree kernel's team, after a barrier past its walk: adds the team's per-node counts
 // (team scratch `counts`, when team_counts) into count_scratch and takes a ticket. The team that
 // takes the last of the `league` tickets moves every node's total into null_counts (count_scratch(2k):
@@ -319,11 +329,7 @@ struct tree_gpu_functor {
 
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
     const size_type n = t.num_nodes;
-    scratch_view counts;
-    if (team_counts) {
-      counts = scratch_view(team.team_scratch(0), n);
-      for_each_node(team, n, [&](size_type k) { counts(k) = 0; });
-    }
+    const scratch_view counts = zeroed_team_counts<scratch_view>(team, n, team_counts);
     const size_type held = n < chunk ? n : chunk;
     tree_step* steps     = static_cast<tree_step*>(team.team_scratch(0).get_shmem(held * sizeof(tree_step)));
     const size_type warps = league * static_cast<size_type>(rows);
