@@ -52,17 +52,20 @@ struct tree_aligned_functor {
   static constexpr size_type run_words = warp_lanes * group;
   static_assert(tuning::gpu_aligned_max_words * word_bits <= (std::int64_t{1} << 32) - 1,
                 "kmask: a node's set bits in a unit travel as a 32-bit field of one 64-bit lane reduction");
+  static_assert(tuning::gpu_aligned_max_nodes <= tuning::gpu_team_count_nodes,
+                "kmask: the aligned walk gathers every node's count in team scratch");
   tree_args<ExecSpace> a;
   tree_aligned_layout t;
   size_type runs;    // runs of run_words words of every node
   size_type units;   // unit_begin[num_segments]
   size_type league;  // teams launched; warp g takes units g, g + league x rows, ...
   int rows;
-  bool team_counts;  // per-node counts gathered in team scratch (few enough nodes), else added per warp
 
-  static std::size_t scratch_bytes(size_type nodes, bool team_counts) {
-    return (team_counts ? static_cast<std::size_t>(nodes) * sizeof(size_type) : 0) +
-           static_cast<std::size_t>(nodes) * sizeof(tree_aligned_step);
+  // Runs of a node of `words` words.
+  static constexpr size_type runs_of(size_type words) { return (words + run_words - 1) / run_words; }
+
+  static std::size_t scratch_bytes(size_type nodes) {
+    return static_cast<std::size_t>(nodes) * (sizeof(size_type) + sizeof(tree_aligned_step));
   }
 
   // Words g .. g + 3 of the node into v, ANDed with its parent's: Full runs end before the mask's
@@ -173,7 +176,7 @@ struct tree_aligned_functor {
 
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
     const size_type n = t.num_nodes;
-    const scratch_view counts = zeroed_team_counts<scratch_view>(team, n, team_counts);
+    const scratch_view counts = zeroed_team_counts<scratch_view>(team, n, true);
     auto* steps = static_cast<tree_aligned_step*>(team.team_scratch(0).get_shmem(n * sizeof(tree_aligned_step)));
     const int lanes = static_cast<int>(warp_lanes);
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, rows), [&](int row) {
@@ -203,12 +206,7 @@ struct tree_aligned_functor {
         const size_type line  = u - t.unit_begin[seg];
         const size_type lines = t.unit_begin[seg + 1] - t.unit_begin[seg];
         const size_type bits  = valid_bits_of_line(line, lines);
-        const auto add = [&](size_type node, size_type nulls) {
-          if (team_counts)
-            atomic_add_count(&counts(node), nulls);
-          else
-            atomic_add_count(&a.count_scratch(2 * node), nulls);
-        };
+        const auto add = [&](size_type node, size_type nulls) { atomic_add_count(&counts(node), nulls); };
         const size_type end = t.seg_begin[seg + 1];
         for (size_type i = t.seg_begin[seg]; i < end;) {
           const tree_aligned_step s = steps[i];
@@ -237,7 +235,7 @@ struct tree_aligned_functor {
       }
     });
     team.team_barrier();
-    if (!tree_counts_done(team, a, counts, n, league, team_counts)) return;
+    if (!tree_counts_done(team, a, counts, n, league, true)) return;
     // The last team: every warp has read the roots, so their bits past size_bits can go.
     const size_type last = a.words - 1;
     const word_type tail = valid_bits_of_word(last, a.size_bits);
@@ -270,14 +268,12 @@ void launch_tree_aligned(const char* fn, const ExecSpace& exec, const tree_args<
   using functor          = tree_aligned_functor<ExecSpace>;
   const int rows         = tree_aligned_rows<ExecSpace>();
   const int lanes        = runs_on_host<ExecSpace>() ? 1 : static_cast<int>(warp_lanes);
-  const size_type runs   = (a.words + functor::run_words - 1) / functor::run_words;
-  const bool team_counts = t.num_nodes <= tuning::gpu_team_count_nodes;
   check_league_size(fn, league);
-  const functor f{a, t, runs, units, league, rows, team_counts};
+  const functor f{a, t, functor::runs_of(a.words), units, league, rows};
   using policy =
       Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<tuning::gpu_rows * warp_lanes, tuning::gpu_aligned_teams_per_sm>>;
   policy p(exec, static_cast<int>(league), rows, lanes);
-  p.set_scratch_size(0, Kokkos::PerTeam(functor::scratch_bytes(t.num_nodes, team_counts)));
+  p.set_scratch_size(0, Kokkos::PerTeam(functor::scratch_bytes(t.num_nodes)));
   Kokkos::parallel_for(std::string(fn) + "::aligned_runs", p, f);
 }
 

@@ -109,7 +109,7 @@ inline tree_walk depth_first(const tree_order& t, const size_type* parents, size
   return w;
 }
 
-// Whether the forest takes the aligned walk (tree_aligned_kernel.hpp): a GPU form, masks of at most
+// Whether the forest takes the aligned walk (tree_aligned_kernel.hpp): a GPU form, masks of 1 to
 // tree_tuning::gpu_aligned_max_words words, few enough nodes for its steps in team scratch, and
 // every node read from bit 0 of its own mask, not inverted (so no source is staged: the core
 // refuses nodes that share a word).
@@ -118,7 +118,7 @@ bool tree_takes_aligned_walk(const Sources& sources, const Dests& dests, size_ty
   using tuning        = tree_tuning<ExecSpace>;
   const std::size_t n = sources.size();
   if (uses_cpu_kernels<ExecSpace>() || n == 0 || n > static_cast<std::size_t>(tuning::gpu_aligned_max_nodes) ||
-      words > tuning::gpu_aligned_max_words)
+      words == 0 || words > tuning::gpu_aligned_max_words)
     return false;
   for (std::size_t k = 0; k < n; ++k) {
     const source_mask m = sources[k];
@@ -136,11 +136,9 @@ struct aligned_units {
   size_type league = 0;
 };
 
-inline aligned_units share_aligned_units(const tree_walk& walk, const size_type* parents, size_type words,
+inline aligned_units share_aligned_units(const tree_walk& walk, const size_type* parents, size_type runs,
                                          size_type resident, int rows) {
-  constexpr size_type run_words = 4 * warp_lanes;  // tree_aligned_functor::run_words
   const size_type n     = static_cast<size_type>(walk.order.size());
-  const size_type runs  = std::max<size_type>(1, (words + run_words - 1) / run_words);
   const size_type warps = resident * rows;
   aligned_units u;
   for (size_type i = 0; i < n; ++i) {
@@ -196,8 +194,8 @@ void superimpose_tree_call(const ExecSpace& exec, const arg_names& names, const 
   if (tree_takes_aligned_walk<ExecSpace>(sources, dests, words)) {
     // order | parent of each position | segment starts | unit starts (tree_aligned_kernel.hpp)
     const tree_walk walk  = depth_first(t, parents.data(), 1);
-    const aligned_units u = share_aligned_units(walk, parents.data(), words, tree_aligned_resident_teams(exec),
-                                                tree_aligned_rows<ExecSpace>());
+    const aligned_units u = share_aligned_units(walk, parents.data(), tree_aligned_functor<ExecSpace>::runs_of(words),
+                                                tree_aligned_resident_teams(exec), tree_aligned_rows<ExecSpace>());
     std::vector<std::uint64_t> extra;
     extra.reserve(2 * n + 2 * u.seg_begin.size());
     for (const auto* list : {&walk.order, &walk.parent_of, &u.seg_begin, &u.unit_begin})
@@ -207,11 +205,7 @@ void superimpose_tree_call(const ExecSpace& exec, const arg_names& names, const 
     const size_type segments = static_cast<size_type>(u.seg_begin.size()) - 1;
     const tree_aligned_layout layout{dev, dev + n, dev + 2 * n, dev + 2 * n + segments + 1, static_cast<size_type>(n),
                                      segments};
-    const auto a = tree_args_of<ExecSpace>(e, null_counts);
-    if (words == 0)
-      launch_tree(names.fn, exec, a, tree_layout{nullptr, nullptr, nullptr, static_cast<size_type>(n)});
-    else
-      launch_tree_aligned(names.fn, exec, a, layout, u.unit_begin.back(), u.league);
+    launch_tree_aligned(names.fn, exec, tree_args_of<ExecSpace>(e, null_counts), layout, u.unit_begin.back(), u.league);
     return;
   }
 

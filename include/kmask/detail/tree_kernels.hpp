@@ -2,10 +2,10 @@
 #define KMASK_DETAIL_TREE_KERNELS_HPP
 
 // superimpose_nulls_tree()'s general kernels (an aligned forest of small masks takes
-// tree_aligned_kernel.hpp instead, which shares tree_counts_done). Node k's word w becomes (its source word w) AND (its
-// parent's NEW word w), the parent's new word being already the AND of the parent and all its
-// ancestors. So every word index is worked by one owner (a CPU iteration, or a GPU warp) that
-// visits the nodes parents first, and reads a parent's new word from the parent's mask, which
+// tree_aligned_kernel.hpp instead, which shares tree_counts_done). Node k's word w becomes (its
+// source word w) AND (its parent's NEW word w), the parent's new word being already the AND of the
+// parent and all its ancestors. So every word index is worked by one owner (a CPU iteration, or a
+// GPU warp) that visits the nodes parents first, and reads a parent's new word from the parent's mask, which
 // that owner itself has just written:
 //  - no node is read by another owner: a node's source is read only at the words its owner
 //    writes (a source read from bit 0 of its own mask), or it is a staged copy, or it overlaps
