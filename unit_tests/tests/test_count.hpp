@@ -150,8 +150,8 @@ TEST(TEST_CATEGORY, inplace_segmented_count_writes_only_its_counts) {
 // Every form of the segmented count kernel, by the shapes that pick them on a GPU: ranges of a few
 // words (a thread each), ranges that each fit one team (which writes its count), many and few of
 // them, and ranges of several teams (a start kernel, then atomics), each with empty ranges where
-// the form allows them; set and unset counts, from a
-// sliced and from an inverted source, into poisoned counts.
+// the form allows them; set and unset counts, from a sliced, a pointer-skewed (teams starting off
+// 16-byte boundaries) and an inverted source, into poisoned counts.
 TEST(TEST_CATEGORY, segmented_count_every_kernel_form) {
   TEST_EXECSPACE exec;
   using MS        = typename TEST_EXECSPACE::memory_space;
@@ -169,13 +169,18 @@ TEST(TEST_CATEGORY, segmented_count_every_kernel_form) {
     bool empties;
   };
   const form forms[] = {{"a few words each", 300, 0, 64 * 32, true},
-                        {"one team each, many ranges", 40, 65 * 32, 2000 * 32, false},
-                        {"one team each, few ranges", 6, 65 * 32, 2000 * 32, false},
+                        {"one team each, many ranges", 40, 65 * 32, 8000 * 32, false},
+                        {"one team each, few ranges", 6, 65 * 32, 8000 * 32, false},
                         {"several teams each, many ranges", 24, 0, 30000 * 32, true},
-                        {"several teams each, few ranges", 5, 3000 * 32, 30000 * 32, true}};
+                        {"several teams each, few ranges", 5, 9000 * 32, 30000 * 32, true}};
+  struct start {
+    std::size_t skew;  // words from the allocation's start
+    size_type shift;   // the source's begin bit
+  };
   for (const form& f : forms) {
-    for (const size_type shift : {size_type{0}, size_type{13}}) {
-      SCOPED_TRACE(::testing::Message() << f.name << ", source begin bit " << shift);
+    for (const start at : {start{0, 0}, start{0, 13}, start{1, 0}, start{3, 45}}) {
+      const size_type shift = at.shift + static_cast<size_type>(at.skew) * 32;
+      SCOPED_TRACE(::testing::Message() << f.name << ", source " << at.skew << " words in, begin bit " << at.shift);
       std::vector<size_type> ranges;
       for (int r = 0; r < f.ranges; ++r) {
         size_type len = f.min_bits + static_cast<size_type>(rng() % static_cast<std::uint64_t>(f.max_bits - f.min_bits + 1));
@@ -189,7 +194,7 @@ TEST(TEST_CATEGORY, segmented_count_every_kernel_form) {
       Kokkos::View<size_type*, MS> set("set", n + 1), unset_inv("unset_inv", n + 1);
       Kokkos::deep_copy(set, size_type{-777});
       Kokkos::deep_copy(unset_inv, size_type{-777});
-      const kmask::source_mask src{dev.data(), static_cast<size_type>(words), shift};
+      const kmask::source_mask src{dev.data() + at.skew, static_cast<size_type>(words - at.skew), at.shift};
       kmask::inplace_segmented_count_set_bits(exec, src, ranges, set);
       // The unset bits of the complement are the set bits.
       kmask::inplace_segmented_count_unset_bits(exec, kmask::inverted(src), ranges, unset_inv);

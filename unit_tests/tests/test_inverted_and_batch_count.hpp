@@ -396,6 +396,40 @@ TEST(TEST_CATEGORY, batch_counts_match_the_reference) {
   }
 }
 
+// Masks given by pointer at every word offset from an aligned allocation, so the GPU form's
+// teams start off and on 16-byte boundaries (words before a team's first 16-byte unit and after
+// its last), with ranges of one word, a few words, and many teams of several passes.
+TEST(TEST_CATEGORY, batch_counts_of_masks_at_every_word_alignment) {
+  const auto seed = base_seed() + 1507;
+  SCOPED_TRACE(seed_note(seed));
+  TEST_EXECSPACE exec;
+  std::mt19937_64 rng(seed);
+  const std::vector<size_type> lengths{1, 31, 33, 100, 4096 * 32 + 5, (size_type{1} << 21) + 77, 0, 3 * 65536 + 9};
+  std::vector<ref::words> hosts;
+  std::vector<view_t<TEST_EXECSPACE>> devs;
+  std::vector<kmask::source_mask> raw;
+  std::vector<size_type> sizes, begins;
+  for (std::size_t skew = 0; skew < 4; ++skew)
+    for (size_type bits : lengths) {
+      const size_type begin = static_cast<size_type>(rng() % 200);
+      const std::size_t words = static_cast<std::size_t>(kmask::num_words(begin + bits));
+      hosts.push_back(random_words(rng, words + skew));
+      devs.push_back(to_device<TEST_EXECSPACE>(hosts.back()));
+      raw.push_back({devs.back().data() + skew, static_cast<size_type>(words), begin});
+      sizes.push_back(bits);
+      begins.push_back(begin);
+    }
+  const auto set   = counts_to_host(kmask::batch_count_set_bits(exec, raw, sizes));
+  const auto unset = counts_to_host(kmask::batch_count_unset_bits(exec, raw, sizes));
+  for (std::size_t j = 0; j < raw.size(); ++j) {
+    const std::size_t skew = j / lengths.size();
+    const ref::words seen(hosts[j].begin() + static_cast<std::ptrdiff_t>(skew), hosts[j].end());
+    const size_type want = ref::count_set(seen, begins[j], begins[j] + sizes[j]);
+    EXPECT_EQ(set[j], want) << "skew " << skew << " words, begin " << begins[j] << ", " << sizes[j] << " bits";
+    EXPECT_EQ(unset[j], sizes[j] - want) << "skew " << skew << " words, begin " << begins[j];
+  }
+}
+
 TEST(TEST_CATEGORY, batch_counts_of_wide_masks_and_the_default_space) {
   const auto seed = base_seed() + 1506;
   SCOPED_TRACE(seed_note(seed));

@@ -70,37 +70,14 @@ struct batch_count_functor {
       if constexpr (on_host) {
         set = count_words_on_cpu(m, first, stop, b, e);
       } else {
-        // Thread g reads words first + g, first + g + threads, ...: each load of a warp is one line,
-        // and the `items` loads of a pass are all in flight before any is counted. Offsets from
-        // `first` fit an int (a team reads at most words_per_team words). Only the range's first and
-        // last words can hold bits outside it: their masks, at their offsets (-1: not this team's).
-        const word_type* base = m + first;
-        const int n           = static_cast<int>(stop - first);
-        const int stride      = static_cast<int>(threads);
-        const size_type lo_w = b / word_bits, hi_w = (e - 1) / word_bits;
-        const int lo_at      = lo_w >= first && lo_w < stop ? static_cast<int>(lo_w - first) : -1;
-        const int hi_at      = hi_w >= first && hi_w < stop ? static_cast<int>(hi_w - first) : -1;
-        const word_type lo_mask = ~word_type{0} << (b % word_bits);
-        const word_type hi_mask = e % word_bits == 0 ? ~word_type{0} : (word_type{1} << (e % word_bits)) - 1;
+        // count_words_by_units over the team's threads; thread 0 then takes off the bits outside the
+        // range in its edge words, where they are this team's.
+        const size_type T = threads;
         Kokkos::parallel_reduce(
             Kokkos::TeamThreadRange(team, threads),
             [=](size_type g, size_type& acc) {
-              int part = 0;  // at most words_per_team / threads x 32 bits
-              for (int p0 = static_cast<int>(g); p0 < n; p0 += stride * items) {
-                word_type x[items];
-                for (int k = 0; k < items; ++k) {
-                  const int o = p0 + k * stride;
-                  x[k]        = o < n ? base[o] : word_type{0};
-                }
-                for (int k = 0; k < items; ++k) {
-                  const int o = p0 + k * stride;
-                  word_type w = x[k];
-                  if (o == lo_at) w &= lo_mask;
-                  if (o == hi_at) w &= hi_mask;
-                  part += popcount32(w);
-                }
-              }
-              acc += part;
+              acc += count_words_by_units<items>(g, T, m, first, stop);
+              if (g == 0) acc -= bits_outside_range(m, first, stop, b, e);
             },
             set);
       }
@@ -122,7 +99,7 @@ struct batch_count_functor {
 };
 
 // Team shape for a batch whose masks span `words[j]` words: a CPU team is one thread's run of
-// batch_cpu_chunk_words words; a GPU team reads passes of threads x batch_gpu_items words, as many
+// batch_cpu_chunk_words words; a GPU team reads passes of threads x batch_gpu_items 16-byte units, as many
 // passes (up to batch_gpu_max_passes) as still leave batch_gpu_teams_per_sm teams per SM, so a team's
 // fixed cost (range search, reduction, count) is paid over more words where the batch is large.
 template <class ExecSpace>
@@ -135,7 +112,7 @@ team_shape batch_count_shape(const ExecSpace& exec, const std::vector<size_type>
     return {1, chunk, chunk, (longest + chunk - 1) / chunk};
   } else {
     using tuning              = launch_tuning<ExecSpace>;
-    constexpr size_type items = tuning::batch_gpu_items;
+    constexpr size_type items = 4 * tuning::batch_gpu_items;  // words a thread loads a pass
     const size_type threads   = gpu_team_threads(longest, items);
     const size_type pass      = threads * items;
     const size_type wanted    = runs_on_host<ExecSpace>()

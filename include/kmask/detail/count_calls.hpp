@@ -16,13 +16,15 @@
 namespace kmask {
 namespace detail {
 // count_set_bits' GPU form (count_stride_functor), enqueued on `exec`: one launch of at most
-// count_gpu_teams_per_sm teams per SM, each thread's loads strided by the whole launch. Where the
-// kernels can write the staging pool's page-locked host memory (CUDA), the reduction's result is
-// written there, so the host reads it after the fence with no copy back. Returns after the fence.
+// count_gpu_teams_per_sm teams per SM, each thread's loads strided by the whole launch. Its total
+// and ticket are the staging lease's zeroed words. Where the kernels can write the lease's
+// page-locked host memory (CUDA), the last team writes the count there, so the host reads it after
+// the fence with no copy back; elsewhere it is copied back. Returns after the fence.
 template <class ExecSpace>
 size_type count_on_gpu(const char* label, const ExecSpace& exec, const word_type* m, size_type first, size_type stop,
                        size_type b, size_type e) {
   using tuning           = launch_tuning<ExecSpace>;
+  using staging_space    = typename staging_pool<ExecSpace>::staging_space;
   constexpr int items    = static_cast<int>(tuning::count_gpu_items);
   const int team         = runs_on_host<ExecSpace>() ? 1 : tuning::count_gpu_team;  // emulated: host teams are one thread
   const bool aligned     = reinterpret_cast<std::uintptr_t>(m) % 16 == 0;
@@ -34,29 +36,22 @@ size_type count_on_gpu(const char* label, const ExecSpace& exec, const word_type
   const size_type league = std::max<size_type>(1, std::min<size_type>(most, (units + team - 1) / team));
   const Kokkos::TeamPolicy<ExecSpace> policy(exec, static_cast<int>(league), team);
   const size_type threads = league * team;
-  const auto run = [&](auto&& result) {
-    if (aligned) {
-      Kokkos::parallel_reduce(label, policy,
-                              count_stride_functor<ExecSpace, 4, items>{m, first, stop, b, e, u0, u1, threads}, result);
-    } else {
-      Kokkos::parallel_reduce(label, policy,
-                              count_stride_functor<ExecSpace, 1, items>{m, first, stop, b, e, u0, u1, threads}, result);
-    }
-  };
-  using staging_space = typename staging_pool<ExecSpace>::staging_space;
-  if constexpr (Kokkos::SpaceAccessibility<ExecSpace, staging_space>::accessible) {
-    auto lease = staging_pool<ExecSpace>::acquire(exec, 1, 1, std::string(label) + "::result");
-    const Kokkos::View<size_type, staging_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>> result(
-        reinterpret_cast<size_type*>(lease.host()));
-    run(result);
-    exec.fence();
-    return result();
+  constexpr bool result_on_host = Kokkos::SpaceAccessibility<ExecSpace, staging_space>::accessible;
+  auto lease              = staging_pool<ExecSpace>::acquire(exec, 1, 1, std::string(label) + "::result");
+  size_type* scratch      = reinterpret_cast<size_type*>(lease.zeroed());
+  size_type* result       = reinterpret_cast<size_type*>(result_on_host ? lease.host() : lease.device());
+  if (aligned) {
+    Kokkos::parallel_for(label, policy,
+                         count_stride_functor<ExecSpace, 4, items>{m, first, stop, b, e, u0, u1, threads, league,
+                                                                   scratch, result});
   } else {
-    size_type total = 0;
-    run(total);
-    exec.fence();
-    return total;
+    Kokkos::parallel_for(label, policy,
+                         count_stride_functor<ExecSpace, 1, items>{m, first, stop, b, e, u0, u1, threads, league,
+                                                                   scratch, result});
   }
+  if (!result_on_host) lease.download(0, 1);
+  exec.fence();
+  return *reinterpret_cast<const size_type*>(lease.host());
 }
 
 template <class ExecSpace>

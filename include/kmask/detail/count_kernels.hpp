@@ -119,8 +119,11 @@ KOKKOS_INLINE_FUNCTION size_type count_words_on_cpu(const word_type* m, size_typ
 // groups of 4 words when the words are 16-byte aligned, else single words) together, thread g
 // reading units g, g + T, ..., g + (Items - 1) T of each pass of Items x T units (T threads in
 // all), so each load instruction of a warp reads consecutive bytes and a thread has Items loads in
-// flight before it counts any. Units hold only words wholly inside the bits [begin, end); the at
-// most 2 x Unit words around them are thread 0's. Each thread adds its own sum to the reduction.
+// flight before it counts any (a pass wholly inside the units loads without a bound check). Units
+// hold only words wholly inside the bits [begin, end); the at most 2 x Unit words around them are
+// thread 0's. A team adds its sum to a running total with one atomic; the team that takes the last
+// ticket writes the total to `result` and leaves total and ticket zero again, so the launch needs
+// no clearing before it and no reduction pass after it.
 template <class ExecSpace, int Unit, int Items>
 struct count_stride_functor {
   using member_type = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
@@ -129,20 +132,28 @@ struct count_stride_functor {
   size_type begin, end;
   size_type u0, u1;       // units wholly inside: words [u0 Unit, u1 Unit)
   size_type threads;      // of the whole launch
+  size_type league;
+  size_type* scratch;     // running total, ticket: zero before the launch and after it
+  size_type* result;
 
-  KOKKOS_INLINE_FUNCTION void operator()(const member_type& team, size_type& acc) const {
-    const size_type g = static_cast<size_type>(team.league_rank()) * team.team_size() + team.team_rank();
-    size_type set     = 0;
+  KOKKOS_FORCEINLINE_FUNCTION void load_unit(size_type u, word_type* w) const {
+    if constexpr (Unit == 4) load_four_words(m + u * 4, w);
+    else w[0] = m[u];
+  }
+
+  // Thread g's share.
+  KOKKOS_INLINE_FUNCTION size_type thread_count(size_type g) const {
+    size_type set = 0;
     for (size_type pass = u0 + g; pass < u1; pass += Items * threads) {
       word_type w[Items][Unit];
+      if (pass + (Items - 1) * threads < u1) {
 #pragma unroll
-      for (int i = 0; i < Items; ++i) {
-        const size_type u = pass + i * threads;
-        if (u < u1) {
-          if constexpr (Unit == 4) load_four_words(m + u * 4, w[i]);
-          else w[i][0] = m[u];
-        } else {
-          for (int k = 0; k < Unit; ++k) w[i][k] = 0;
+        for (int i = 0; i < Items; ++i) load_unit(pass + i * threads, w[i]);
+      } else {
+#pragma unroll
+        for (int i = 0; i < Items; ++i) {
+          if (pass + i * threads < u1) load_unit(pass + i * threads, w[i]);
+          else for (int k = 0; k < Unit; ++k) w[i][k] = 0;
         }
       }
 #pragma unroll
@@ -154,29 +165,72 @@ struct count_stride_functor {
       for (size_type w = first; w < lo; ++w) set += set_bits_in_range(m[w], w, begin, end);
       for (size_type w = hi; w < stop; ++w) set += set_bits_in_range(m[w], w, begin, end);
     }
-    acc += set;
+    return set;
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
+    const size_type g0 = static_cast<size_type>(team.league_rank()) * team.team_size();
+    size_type set      = 0;
+    Kokkos::parallel_reduce(
+        Kokkos::TeamThreadRange(team, team.team_size()), [&](int r, size_type& acc) { acc += thread_count(g0 + r); },
+        set);
+    Kokkos::single(Kokkos::PerTeam(team), [&]() {
+      atomic_add_count(&scratch[0], set);
+      Kokkos::memory_fence();  // the add is visible before the ticket that announces it
+      if (atomic_fetch_add_count(&scratch[1], 1) != league - 1) return;
+      Kokkos::memory_fence();  // every other team's add is visible to the last one
+      *result = atomic_exchange_count(&scratch[0], 0);
+      atomic_exchange_count(&scratch[1], 0);
+    });
   }
 };
 
-// Set bits of the words first + t, first + t + T, ... below `stop` of `m` inside bits
-// [begin, end): part t of T of a GPU team's block of at most T x Items words (thread t of T reads
-// them, so each load instruction of a warp reads 32 consecutive words), `Items` loads unrolled so
-// all are in flight before any is counted. The caller sums the T parts.
+// Set bits of the whole words [first, stop) of `m`, thread g of T's share: the 16-byte aligned
+// units among them with one load each, thread g reading units g, g + T, ..., Items loads in flight
+// a pass (a pass wholly inside loads without a bound check); the at most 3 words before the first
+// unit and 3 after the last are thread 0's. Bits outside a range in its edge words are the
+// caller's to take off (bits_outside_range).
 template <int Items>
-KOKKOS_FORCEINLINE_FUNCTION size_type count_block_on_gpu(size_type t, size_type threads, const word_type* m,
-                                                         size_type first, size_type stop, size_type begin,
-                                                         size_type end) {
-  const size_type w0 = first + t;
-  word_type words[Items];
+KOKKOS_INLINE_FUNCTION size_type count_words_by_units(size_type g, size_type T, const word_type* m, size_type first,
+                                                      size_type stop) {
+  const std::uintptr_t at = reinterpret_cast<std::uintptr_t>(m + first);
+  const size_type head    = static_cast<size_type>((16 - at % 16) % 16 / sizeof(word_type));
+  const size_type a       = stop - first > head ? first + head : stop;
+  const size_type units   = (stop - a) / 4;
+  const word_type* u      = m + a;
+  size_type set           = 0;
+  for (size_type p = g; p < units; p += Items * T) {
+    word_type w[Items][4];
+    if (p + (Items - 1) * T < units) {
 #pragma unroll
-  for (int i = 0; i < Items; ++i) {
-    const size_type w = w0 + i * threads;
-    words[i]          = w < stop ? m[w] : word_type{0};
+      for (int i = 0; i < Items; ++i) load_four_words(u + 4 * (p + i * T), w[i]);
+    } else {
+#pragma unroll
+      for (int i = 0; i < Items; ++i) {
+        if (p + i * T < units) load_four_words(u + 4 * (p + i * T), w[i]);
+        else for (int k = 0; k < 4; ++k) w[i][k] = 0;
+      }
+    }
+#pragma unroll
+    for (int i = 0; i < Items; ++i)
+      for (int k = 0; k < 4; ++k) set += popcount32(w[i][k]);
   }
-  size_type set = 0;
-#pragma unroll
-  for (int i = 0; i < Items; ++i) set += set_bits_in_range(words[i], w0 + i * threads, begin, end);
+  if (g == 0) {
+    for (size_type w = first; w < a; ++w) set += popcount32(m[w]);
+    for (size_type w = a + 4 * units; w < stop; ++w) set += popcount32(m[w]);
+  }
   return set;
+}
+
+// Set bits of the range [b, e)'s first and last words that lie outside it, for those of the two
+// that are among words [first, stop).
+KOKKOS_INLINE_FUNCTION size_type bits_outside_range(const word_type* m, size_type first, size_type stop, size_type b,
+                                                    size_type e) {
+  const size_type lo = b / word_bits, hi = (e - 1) / word_bits;
+  size_type out      = 0;
+  if (lo >= first && lo < stop) out += popcount32(m[lo]) - set_bits_in_range(m[lo], lo, b, e);
+  if (hi != lo && hi >= first && hi < stop) out += popcount32(m[hi]) - set_bits_in_range(m[hi], hi, b, e);
+  return out;
 }
 
 // What a range's count starts from before its set bits are added (or, `unset`, taken off): an
@@ -252,11 +306,14 @@ struct range_count_functor {
     if constexpr (on_host) {
       set = count_words_on_cpu(m, first, stop, begin, end);
     } else {
+      // count_words_by_units over the team; thread 0 takes off the bits outside the range.
       constexpr int items = static_cast<int>(launch_tuning<ExecSpace>::count_gpu_items);
+      const size_type T   = team.team_size();
       Kokkos::parallel_reduce(
           Kokkos::TeamThreadRange(team, team.team_size()),
           [&](int t, size_type& acc) {
-            acc += count_block_on_gpu<items>(t, team.team_size(), m, first, stop, begin, end);
+            acc += count_words_by_units<items>(t, T, m, first, stop);
+            if (t == 0) acc -= bits_outside_range(m, first, stop, begin, end);
           },
           set);
     }

@@ -65,8 +65,9 @@ struct launch_tuning {
   // Words built per block: the accumulator kept between source passes (4 KB) stays in L1.
   static constexpr size_type cpu_block_words = 1024;
 
-  // Counting kernels: one word per index.
-  // Words per thread of a GPU counting team: a few independent loads each.
+  // Counting kernels.
+  // Loads a GPU counting thread has in flight (16 bytes each where the words are aligned; single
+  // words in the one-thread-a-range form).
   static constexpr size_type count_gpu_items = 8;
   // count_set_bits, GPU form: teams of 256 threads, at most 4 per SM (half an SM's threads, each with
   // 8 loads of 16 bytes in flight, is more than the memory's latency needs; the reduction's last team
@@ -86,10 +87,11 @@ struct launch_tuning {
   // One host team's run of a staged source: long enough to stream, enough runs to balance threads.
   static constexpr size_type stage_cpu_chunk_words = 8192;
 
-  // batch_count_{set,unset}_bits, GPU form: a team reads passes of (threads x items) words.
-  // Words per thread and pass: 8 loads in flight, like the single-mask count.
-  static constexpr size_type batch_gpu_items = 8;
-  // Passes a team walks at most: 16 x 2048 words spreads its fixed cost over 128 KiB.
+  // batch_count_{set,unset}_bits, GPU form: a team reads passes of (threads x items) 16-byte units.
+  // 16-byte loads per thread and pass (where a mask's words are 16-byte aligned): 64 bytes in
+  // flight a thread.
+  static constexpr size_type batch_gpu_items = 4;
+  // Passes a team walks at most: 16 x 4096 words spreads its fixed cost over 256 KiB.
   static constexpr size_type batch_gpu_max_passes = 16;
   // Teams per SM the pass count must still leave: fewer would idle SMs on small batches.
   static constexpr size_type batch_gpu_teams_per_sm = 4;

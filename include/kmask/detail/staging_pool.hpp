@@ -48,10 +48,13 @@ class staging_pool {
   static constexpr std::size_t max_buffers = 64;
   // Completion questions one lease may ask (see take_finished).
   static constexpr int max_queries = 4;
+  // Words of lease::zeroed(): a running total and a ticket.
+  static constexpr std::size_t zeroed_words = 2;
 
   struct buffer {
     Kokkos::View<std::uint64_t*, staging_space> host;   // what the host writes
     Kokkos::View<std::uint64_t*, memory_space> device;  // what the kernels read (empty when direct)
+    Kokkos::View<std::uint64_t*, memory_space> zeros;   // zeroed_words words, zero between leases
     completion_marker<ExecSpace> marker;
     std::uintptr_t queue = 0;
     std::size_t host_words() const { return host.extent(0); }
@@ -80,6 +83,18 @@ class staging_pool {
     // Enqueues the copy of words [begin, end) back to the host words.
     void download(std::size_t begin, std::size_t end) const {
       if (!direct) copy_words(exec_, buf_->host, buf_->device, begin, end);
+    }
+    // zeroed_words words of kernel memory that are zero when the lease is taken, so a kernel can
+    // keep a running total and a ticket there with nothing uploaded or cleared first. Whatever
+    // uses them must leave them zero when its work ends. Made (and cleared on the call's
+    // instance) the first time a buffer is asked.
+    std::uint64_t* zeroed() const {
+      if (buf_->zeros.data() == nullptr) {
+        buf_->zeros = Kokkos::View<std::uint64_t*, memory_space>(
+            Kokkos::view_alloc(Kokkos::WithoutInitializing, "kmask::staging::zeros"), zeroed_words);
+        Kokkos::deep_copy(exec_, buf_->zeros, std::uint64_t{0});
+      }
+      return buf_->zeros.data();
     }
 
    private:
