@@ -149,7 +149,7 @@ TEST(TEST_CATEGORY, inplace_segmented_count_writes_only_its_counts) {
 
 // Every form of the segmented count kernel, by the shapes that pick them on a GPU: ranges of a few
 // words (a thread each), ranges that each fit one team (which writes its count), many and few of
-// them, and ranges of several teams (a start kernel, then atomics), each with empty ranges where
+// them, and ranges of several teams (per-range tickets), each with empty ranges where
 // the form allows them; set and unset counts, from a sliced, a pointer-skewed (teams starting off
 // 16-byte boundaries) and an inverted source, into poisoned counts.
 TEST(TEST_CATEGORY, segmented_count_every_kernel_form) {
@@ -158,7 +158,7 @@ TEST(TEST_CATEGORY, segmented_count_every_kernel_form) {
   const auto seed = base_seed() + 15;
   SCOPED_TRACE(seed_note(seed));
   std::mt19937_64 rng(seed);
-  const std::size_t words = 40000;
+  const std::size_t words = 200000;  // ranges of more than the 2^16 words of a GPU team's most passes
   const auto host         = random_words(rng, words);
   const auto dev          = to_device<TEST_EXECSPACE>(host);
   const size_type total   = static_cast<size_type>(words) * 32;
@@ -171,8 +171,8 @@ TEST(TEST_CATEGORY, segmented_count_every_kernel_form) {
   const form forms[] = {{"a few words each", 300, 0, 64 * 32, true},
                         {"one team each, many ranges", 40, 65 * 32, 8000 * 32, false},
                         {"one team each, few ranges", 6, 65 * 32, 8000 * 32, false},
-                        {"several teams each, many ranges", 24, 0, 30000 * 32, true},
-                        {"several teams each, few ranges", 5, 9000 * 32, 30000 * 32, true}};
+                        {"several teams each, many ranges", 24, 0, 190000 * 32, true},
+                        {"several teams each, few ranges", 5, 70000 * 32, 190000 * 32, true}};
   struct start {
     std::size_t skew;  // words from the allocation's start
     size_type shift;   // the source's begin bit

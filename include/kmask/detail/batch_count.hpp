@@ -140,6 +140,66 @@ void check_batch_sources(const arg_names& names, const Sources& masks, const std
   }
 }
 
+// A batch's teams: their shape, and first_team[j], the teams before range j (n + 1 entries).
+struct batch_teams {
+  team_shape shape;
+  std::vector<size_type> first_team;
+};
+
+// The teams for n ranges, range j spanning words_of(j) words (0: absent or empty; such a range
+// still gets one team, which writes its count); the league checked, so a caller plans before it
+// allocates anything. Teams per range by a shift where a team's words are a power of two (the GPU
+// shapes): a division per range was most of the host pass over 100,000 ranges.
+template <class ExecSpace, class WordsOf>
+batch_teams plan_batch_teams(const char* fn, const ExecSpace& exec, std::size_t n, const WordsOf& words_of) {
+  std::vector<size_type> words(n);
+  for (std::size_t j = 0; j < n; ++j) words[j] = words_of(j);
+  batch_teams t{batch_count_shape(exec, words), std::vector<size_type>(n + 1, 0)};
+  const std::uint64_t per_team = static_cast<std::uint64_t>(t.shape.words_per_team);
+  int shift                    = -1;
+  if ((per_team & (per_team - 1)) == 0)
+    for (shift = 0; (std::uint64_t{1} << shift) < per_team;) ++shift;
+  for (std::size_t j = 0; j < n; ++j) {
+    const std::uint64_t w = static_cast<std::uint64_t>(words[j]) + per_team - 1;
+    const size_type teams = static_cast<size_type>(shift >= 0 ? w >> shift : w / per_team);
+    t.first_team[j + 1]   = t.first_team[j] + std::max<size_type>(1, teams);
+  }
+  check_league_size(fn, t.first_team[n]);
+  return t;
+}
+
+// Enqueues counts(j) = the count of range_of(j) (a batch_range) for the n ranges `teams` was
+// planned for: the descriptors, first_team and the zeroed per-range scratch in one staging lease
+// (labelled "<pre>descriptors"), one upload, one launch ("<pre>words").
+template <class ExecSpace, class RangeOf>
+void enqueue_batch_counts(const std::string& pre, const ExecSpace& exec, const batch_teams& teams, std::size_t n,
+                          const RangeOf& range_of,
+                          const Kokkos::View<size_type*, typename ExecSpace::memory_space>& counts) {
+  if (n == 0) return;
+  constexpr std::size_t per_range = sizeof(batch_range) / sizeof(std::uint64_t);
+  static_assert(sizeof(batch_range) % sizeof(std::uint64_t) == 0, "kmask: batch_range layout");
+  const std::size_t at_teams = per_range * n, at_scratch = at_teams + n + 1;
+  const std::size_t words    = at_scratch + 2 * n;
+  auto lease                 = staging_pool<ExecSpace>::acquire(exec, words, words, pre + "descriptors");
+  std::uint64_t* host        = lease.host();
+  batch_range* rs            = reinterpret_cast<batch_range*>(host);
+  for (std::size_t j = 0; j < n; ++j) rs[j] = range_of(j);
+  std::copy(teams.first_team.begin(), teams.first_team.end(), reinterpret_cast<size_type*>(host + at_teams));
+  std::fill(host + at_scratch, host + words, std::uint64_t{0});
+  lease.upload(0, words);
+  std::uint64_t* dev = lease.device();
+  const batch_count_functor<ExecSpace> f{reinterpret_cast<const batch_range*>(dev),
+                                         reinterpret_cast<const size_type*>(dev + at_teams),
+                                         reinterpret_cast<size_type*>(dev + at_scratch),
+                                         counts,
+                                         static_cast<size_type>(n),
+                                         teams.shape.words_per_team,
+                                         teams.shape.groups};
+  Kokkos::parallel_for(pre + "words",
+                       Kokkos::TeamPolicy<ExecSpace>(exec, static_cast<int>(teams.first_team[n]), teams.shape.team_size),
+                       f);
+}
+
 // Counts (set, or `unset`) of bits [m.begin_bit, m.begin_bit + sizes_bits[j]) of every mask j, in
 // one launch on `exec`; everything checked before anything is allocated or enqueued.
 template <class ExecSpace, class Sources>
@@ -149,55 +209,21 @@ Kokkos::View<size_type*, typename ExecSpace::memory_space> batch_count_call(cons
                                                                             const std::vector<size_type>& sizes_bits,
                                                                             bool unset) {
   using memory_space    = typename ExecSpace::memory_space;
-  const std::string pre = std::string(names.fn) + "::";
   check_batch_sizes(names, masks.size(), sizes_bits);
   check_batch_sources(names, masks, sizes_bits);
-  const size_type n = static_cast<size_type>(masks.size());
-  // Each mask's words; teams are shaped for them, then each mask gets as many teams as it needs (one
-  // at least, which writes its count).
-  std::vector<size_type> mask_words(masks.size(), 0);
-  for (std::size_t j = 0; j < masks.size(); ++j) {
+  const std::size_t n     = masks.size();
+  const batch_teams teams = plan_batch_teams(names.fn, exec, n, [&](std::size_t j) {
     const source_mask m = masks[j];
     const size_type b = m.begin_bit, e = m.begin_bit + sizes_bits[j];
-    mask_words[j]     = m.words != nullptr && e > b ? (e - 1) / word_bits + 1 - b / word_bits : 0;
-  }
-  const team_shape shape = batch_count_shape(exec, mask_words);
-  constexpr std::size_t per_range = sizeof(batch_range) / sizeof(std::uint64_t);
-  static_assert(sizeof(batch_range) % sizeof(std::uint64_t) == 0, "kmask: batch_range layout");
-  const std::size_t at_teams = per_range * masks.size(), at_scratch = at_teams + masks.size() + 1;
-  const std::size_t words    = at_scratch + 2 * masks.size();
-  // Teams first: the league is checked before the lease is taken or the counts allocated.
-  std::vector<size_type> first_team(masks.size() + 1, 0);
-  for (std::size_t j = 0; j < masks.size(); ++j)
-    first_team[j + 1] =
-        first_team[j] + std::max<size_type>(1, (mask_words[j] + shape.words_per_team - 1) / shape.words_per_team);
-  check_league_size(names.fn, first_team[masks.size()]);
-  const Kokkos::View<size_type*, memory_space> counts = Kokkos::View<size_type*, memory_space>(
-      Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, pre + "counts"), static_cast<std::size_t>(n));
-  if (n == 0) return counts;
-  auto lease          = staging_pool<ExecSpace>::acquire(exec, words, words, pre + "descriptors");
-  std::uint64_t* host = lease.host();
-  batch_range* rs     = reinterpret_cast<batch_range*>(host);
-  for (std::size_t j = 0; j < masks.size(); ++j) {
+    return m.words != nullptr && e > b ? (e - 1) / word_bits + 1 - b / word_bits : size_type{0};
+  });
+  const Kokkos::View<size_type*, memory_space> counts(
+      Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, std::string(names.fn) + "::counts"), n);
+  enqueue_batch_counts(std::string(names.fn) + "::", exec, teams, n, [&](std::size_t j) {
     const source_mask m = masks[j];
-    const bool absent   = m.words == nullptr;
-    const size_type b   = absent ? 0 : m.begin_bit;
-    rs[j]               = {m.words, b, b + sizes_bits[j], (unset != m.invert) ? 1 : 0};
-  }
-  std::copy(first_team.begin(), first_team.end(), reinterpret_cast<size_type*>(host + at_teams));
-  std::fill(host + at_scratch, host + words, std::uint64_t{0});
-  lease.upload(0, words);
-  std::uint64_t* dev = lease.device();
-  const batch_count_functor<ExecSpace> f{reinterpret_cast<const batch_range*>(dev),
-                                         reinterpret_cast<const size_type*>(dev + at_teams),
-                                         reinterpret_cast<size_type*>(dev + at_scratch),
-                                         counts,
-                                         n,
-                                         shape.words_per_team,
-                                         shape.groups};
-  Kokkos::parallel_for(pre + "words",
-                       Kokkos::TeamPolicy<ExecSpace>(exec, static_cast<int>(first_team[masks.size()]), shape.team_size),
-                       f);
+    const size_type b   = m.words == nullptr ? 0 : m.begin_bit;
+    return batch_range{m.words, b, b + sizes_bits[j], (unset != m.invert) ? 1 : 0};
+  }, counts);
   return counts;
 }
 

@@ -1,8 +1,10 @@
 #ifndef KMASK_DETAIL_COUNT_CALLS_HPP
 #define KMASK_DETAIL_COUNT_CALLS_HPP
 
-// The counting calls behind count.hpp: one range counted by a reduction, many ranges in one launch.
+// The counting calls behind count.hpp: one range counted by one launch that fences, many ranges in
+// one asynchronous launch.
 
+#include <kmask/detail/batch_count.hpp>
 #include <kmask/detail/compat.hpp>
 #include <kmask/detail/count_kernels.hpp>
 #include <kmask/detail/validation.hpp>
@@ -84,6 +86,63 @@ size_type count_set_bits_call(const char* fn, const ExecSpace& exec, const sourc
   } else {
     return count_on_gpu("kmask::count_set_bits::words", exec, m, first, stop, b, e);
   }
+}
+
+// Enqueues counts(r) = set bits (or, `unset`, unset bits) of `mask` in its bits
+// [ranges[2r], ranges[2r+1]) for every r, counted from mask.begin_bit; ranges and counts checked.
+// The ranges travel in a staging lease, so nothing is allocated. An absent mask has every bit set
+// (an inverted absent one none).
+//
+// GPU form, ranges of at most count_gpu_thread_range_words words: a thread per range, one launch.
+// Otherwise the batch count's launch over the ranges as a batch of one mask (batch_count.hpp:
+// teams of several passes, per-range tickets, no start kernel).
+template <class ExecSpace>
+void count_ranges_into(const char* fn, const ExecSpace& exec, const source_mask& mask,
+                       const std::vector<size_type>& ranges, bool unset,
+                       const Kokkos::View<size_type*, typename ExecSpace::memory_space>& counts) {
+  const std::string pre = std::string(fn) + "::";
+  const std::size_t n   = ranges.size() / 2;
+  if (n == 0) return;
+  // The set bits of an inverted mask are the unset bits of the mask it complements.
+  unset = unset != mask.invert;
+  const bool absent    = mask.words == nullptr;
+  const size_type base = absent ? 0 : mask.begin_bit;
+  const auto words_of  = [&](std::size_t r) {
+    const size_type b = base + ranges[2 * r], e = base + ranges[2 * r + 1];
+    return absent || e <= b ? size_type{0} : (e - 1) / word_bits + 1 - b / word_bits;
+  };
+  size_type longest = 0;
+  for (std::size_t r = 0; r < n; ++r) longest = std::max(longest, words_of(r));
+  if (uses_cpu_kernels<ExecSpace>() || longest > launch_tuning<ExecSpace>::count_gpu_thread_range_words) {
+    const batch_teams teams = plan_batch_teams(fn, exec, n, words_of);
+    enqueue_batch_counts(pre, exec, teams, n, [&](std::size_t r) {
+      return batch_range{absent ? nullptr : mask.words, base + ranges[2 * r], base + ranges[2 * r + 1],
+                         unset ? 1 : 0};
+    }, counts);
+    return;
+  }
+  auto lease        = staging_pool<ExecSpace>::acquire(exec, 2 * n, 2 * n, pre + "ranges");
+  size_type* bounds = reinterpret_cast<size_type*>(lease.host());
+  for (std::size_t r = 0; r < 2 * n; ++r) bounds[r] = base + ranges[r];
+  lease.upload(0, 2 * n);
+  Kokkos::parallel_for(pre + "short_ranges",
+                       Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<size_type>>(exec, 0, static_cast<size_type>(n)),
+                       short_range_count_functor<ExecSpace>{mask.words, reinterpret_cast<const size_type*>(lease.device()),
+                                                            counts, unset});
+}
+
+// count_ranges_into() a new view of ranges.size() / 2 counts, labelled "<fn>::counts".
+template <class ExecSpace>
+Kokkos::View<size_type*, typename ExecSpace::memory_space> count_ranges(const char* fn, const ExecSpace& exec,
+                                                                        const source_mask& mask,
+                                                                        const std::vector<size_type>& ranges,
+                                                                        bool unset) {
+  using memory_space = typename ExecSpace::memory_space;
+  Kokkos::View<size_type*, memory_space> counts(
+      Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, std::string(fn) + "::counts"),
+      static_cast<size_type>(ranges.size() / 2));
+  count_ranges_into(fn, exec, mask, ranges, unset, counts);
+  return counts;
 }
 
 template <class ExecSpace>

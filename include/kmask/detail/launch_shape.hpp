@@ -154,22 +154,6 @@ team_shape gpu_shape_for(const ExecSpace& exec, size_type words, size_type num_s
           (blocks + per_team - 1) / per_team, static_cast<int>(per_team)};
 }
 
-// Teams of the counting kernels: a GPU team per block of 256 threads x count_gpu_items 16-byte
-// units (count_words_by_units); on a host, one thread per team walking a long contiguous run
-// (no team synchronisation to pay for, and enough teams to balance OpenMP threads once a mask is a
-// few hundred kilobits).
-template <class ExecSpace>
-team_shape count_shape_for(size_type words) {
-  if (runs_on_host<ExecSpace>()) {
-    const size_type chunk = std::min<size_type>(launch_tuning<ExecSpace>::count_cpu_chunk_words, words);
-    return {1, chunk, chunk, (words + chunk - 1) / chunk};
-  }
-  constexpr size_type items = 4 * launch_tuning<ExecSpace>::count_gpu_items;  // words a thread loads
-  const size_type threads   = gpu_team_threads(words, items);
-  const size_type chunk     = threads * items;
-  return {static_cast<int>(threads), threads, chunk, (words + chunk - 1) / chunk};
-}
-
 }  // namespace detail
 }  // namespace kmask
 

@@ -66,8 +66,8 @@ struct launch_tuning {
   static constexpr size_type cpu_block_words = 1024;
 
   // Counting kernels.
-  // Loads a GPU counting thread has in flight (16 bytes each where the words are aligned; single
-  // words in the one-thread-a-range form).
+  // Loads a GPU counting thread has in flight: count_set_bits' 16-byte units (single words where
+  // the mask is not 16-byte aligned), and the one-thread-a-range form's words.
   static constexpr size_type count_gpu_items = 8;
   // count_set_bits, GPU form: teams of 256 threads, at most 4 per SM (half an SM's threads, each with
   // 8 loads of 16 bytes in flight, is more than the memory's latency needs; the reduction's last team
