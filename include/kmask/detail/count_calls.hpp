@@ -13,15 +13,16 @@
 #include <algorithm>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace kmask {
 namespace detail {
 // count_set_bits' GPU form (count_stride_functor), enqueued on `exec`: one launch of at most
 // count_gpu_teams_per_sm teams per SM, each thread's loads strided by the whole launch. Its total
-// and ticket are the staging lease's zeroed words. Where the kernels can write the lease's
-// page-locked host memory (CUDA), the last team writes the count there, so the host reads it after
-// the fence with no copy back; elsewhere it is copied back. Returns after the fence.
+// and ticket are the staging lease's zeroed words (Kokkos 3.x; Kokkos 4 reduces). Where the kernels
+// can write the lease's page-locked host memory (CUDA), the count is written there, so the host
+// reads it after the fence with no copy back; elsewhere it is copied back. Returns after the fence.
 template <class ExecSpace>
 size_type count_on_gpu(const char* label, const ExecSpace& exec, const word_type* m, size_type first, size_type stop,
                        size_type b, size_type e) {
@@ -36,21 +37,26 @@ size_type count_on_gpu(const char* label, const ExecSpace& exec, const word_type
   const size_type units  = u1 > u0 ? u1 - u0 : 0;
   const size_type most   = tuning::count_gpu_teams_per_sm * device_shape_of(exec).multiprocessors;
   const size_type league = std::max<size_type>(1, std::min<size_type>(most, (units + team - 1) / team));
-  const Kokkos::TeamPolicy<ExecSpace> policy(exec, static_cast<int>(league), team);
   const size_type threads = league * team;
   constexpr bool result_on_host = Kokkos::SpaceAccessibility<ExecSpace, staging_space>::accessible;
   auto lease              = staging_pool<ExecSpace>::acquire(exec, 1, 1, std::string(label) + "::result");
-  size_type* scratch      = reinterpret_cast<size_type*>(lease.zeroed());
   size_type* result       = reinterpret_cast<size_type*>(result_on_host ? lease.host() : lease.device());
-  if (aligned) {
-    Kokkos::parallel_for(label, policy,
-                         count_stride_functor<ExecSpace, 4, items>{m, first, stop, b, e, u0, u1, threads, league,
-                                                                   scratch, result});
-  } else {
-    Kokkos::parallel_for(label, policy,
-                         count_stride_functor<ExecSpace, 1, items>{m, first, stop, b, e, u0, u1, threads, league,
-                                                                   scratch, result});
-  }
+  const auto run          = [&](auto unit) {
+    constexpr int u = decltype(unit)::value;
+    if constexpr (counts_by_kokkos_team_reduction) {
+      const count_stride_functor<ExecSpace, u, items> f{m, first, stop, b, e, u0, u1, threads, league, nullptr, nullptr};
+      using result_space = std::conditional_t<result_on_host, staging_space, typename ExecSpace::memory_space>;
+      Kokkos::parallel_reduce(label, Kokkos::TeamPolicy<ExecSpace, finish_by_reduction>(exec, static_cast<int>(league), team), f,
+                              Kokkos::View<size_type, result_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(result));
+    } else {
+      size_type* scratch = reinterpret_cast<size_type*>(lease.zeroed());
+      Kokkos::parallel_for(label, Kokkos::TeamPolicy<ExecSpace, finish_by_ticket>(exec, static_cast<int>(league), team),
+                           count_stride_functor<ExecSpace, u, items>{m, first, stop, b, e, u0, u1, threads, league,
+                                                                     scratch, result});
+    }
+  };
+  if (aligned) run(std::integral_constant<int, 4>{});
+  else run(std::integral_constant<int, 1>{});
   if (!result_on_host) lease.download(0, 1);
   exec.fence();
   return *reinterpret_cast<const size_type*>(lease.host());

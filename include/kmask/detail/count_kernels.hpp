@@ -9,6 +9,7 @@
 #include <kmask/detail/cpu_word_passes.hpp>
 #include <kmask/detail/launch_shape.hpp>
 #include <kmask/detail/staging_pool.hpp>
+#include <kmask/detail/team_total.hpp>
 #include <kmask/detail/validation.hpp>
 #include <kmask/types.hpp>
 
@@ -121,9 +122,9 @@ KOKKOS_INLINE_FUNCTION size_type count_words_on_cpu(const word_type* m, size_typ
 // all), so each load instruction of a warp reads consecutive bytes and a thread has Items loads in
 // flight before it counts any (a pass wholly inside the units loads without a bound check). Units
 // hold only words wholly inside the bits [begin, end); the at most 2 x Unit words around them are
-// thread 0's. A team adds its sum to a running total with one atomic; the team that takes the last
-// ticket writes the total to `result` and leaves total and ticket zero again, so the launch needs
-// no clearing before it and no reduction pass after it.
+// thread 0's. On Kokkos 3.x the teams' sums reach `result` through add_team_part (team_total.hpp),
+// so the launch needs no clearing before it and no reduction pass after it; on Kokkos 4 Kokkos'
+// reduction finishes it (counts_by_kokkos_team_reduction, compat.hpp).
 template <class ExecSpace, int Unit, int Items>
 struct count_stride_functor {
   using member_type = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
@@ -168,20 +169,16 @@ struct count_stride_functor {
     return set;
   }
 
-  KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
+  KOKKOS_INLINE_FUNCTION void operator()(finish_by_ticket, const member_type& team) const {
     const size_type g0 = static_cast<size_type>(team.league_rank()) * team.team_size();
     size_type set      = 0;
     Kokkos::parallel_reduce(
         Kokkos::TeamThreadRange(team, team.team_size()), [&](int r, size_type& acc) { acc += thread_count(g0 + r); },
         set);
-    Kokkos::single(Kokkos::PerTeam(team), [&]() {
-      atomic_add_count(&scratch[0], set);
-      Kokkos::memory_fence();  // the add is visible before the ticket that announces it
-      if (atomic_fetch_add_count(&scratch[1], 1) != league - 1) return;
-      Kokkos::memory_fence();  // every other team's add is visible to the last one
-      *result = atomic_exchange_count(&scratch[0], 0);
-      atomic_exchange_count(&scratch[1], 0);
-    });
+    Kokkos::single(Kokkos::PerTeam(team), [&]() { add_team_part(scratch, league, set, result); });
+  }
+  KOKKOS_INLINE_FUNCTION void operator()(finish_by_reduction, const member_type& team, size_type& acc) const {
+    acc += thread_count(static_cast<size_type>(team.league_rank()) * team.team_size() + team.team_rank());
   }
 };
 

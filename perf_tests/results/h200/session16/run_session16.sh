@@ -1,7 +1,8 @@
 #!/bin/bash
 # Session 16's device runs (the H200 machine, from the repository root). Binaries built on the
 # development machine and carried: build/cuda (Kokkos 3.4.01, the working tree), build/before
-# (4896a0f's benchmarks, main at the session's start), build/device-libs.
+# (4896a0f's benchmarks, main at the session's start), build/var-* (when present: the working tree
+# built with perf_tests/results/h200/session16/override-*.hpp), build/device-libs.
 # Usage: run_session16.sh STEP... ; results under /tmp/s16, tarred into $OUT/s16.tar.gz.
 # bench(), prof() and gpu_info() are in ../device_helpers.sh.
 set -u
@@ -19,6 +20,32 @@ for s in "$@"; do
       for r in 1 2; do
         bench build/cuda/perf_tests/kmask_benchmarks "counts-new-$r" 0.05 "$counts"
         bench build/before/perf_tests/kmask_benchmarks "counts-before-$r" 0.05 "$counts"
+      done
+      ;;
+    var)
+      # The counting calls in the tuning variants, between new and before rounds.
+      for r in 1 2; do
+        for v in build/var*/perf_tests/kmask_benchmarks; do
+          [ -x "$v" ] && bench "$v" "counts-$(variant_of "$v")-$r" 0.05 "$counts"
+        done
+        bench build/cuda/perf_tests/kmask_benchmarks "counts-new-var-$r" 0.05 "$counts"
+      done
+      ;;
+    make)
+      # The mask builds (issue 16), whose null count now comes from team tickets: new against before.
+      for r in 1 2; do
+        bench build/cuda/perf_tests/kmask_benchmarks "make-new-$r" 0.05 'make_masks/'
+        bench build/before/perf_tests/kmask_benchmarks "make-before-$r" 0.05 'make_masks/'
+      done
+      ;;
+    ncuboost)
+      # Kernel durations at the clocks the benchmarks run at (the driver's), for the launch's share.
+      for k in count_stride:count_set_bits/30/ batch_count:'batch_count/unset/masks:100/total_bits:1073741824/aligned'; do
+        timeout 120 ncu --clock-control none --kernel-name-base demangled -k "regex:${k%%:*}" --launch-skip 3 \
+          --launch-count 3 --section SpeedOfLight --section Occupancy --section LaunchStats \
+          build/cuda/perf_tests/kmask_benchmarks --benchmark_min_time=0.001 "--benchmark_filter=${k#*:}" \
+          > "$o/ncu-boost-${k%%:*}.txt" 2>&1
+        echo "ncu ${k%%:*} rc=$?"
       done
       ;;
     exp)

@@ -1,0 +1,34 @@
+#ifndef KMASK_DETAIL_TEAM_TOTAL_HPP
+#define KMASK_DETAIL_TEAM_TOTAL_HPP
+
+// A launch's total over its teams without a Kokkos reduction (whose finish cost a few
+// microseconds of every counting launch): each team adds its part to a running total with one
+// atomic and takes a ticket; the team that takes the last one writes the total and leaves both
+// words zero again, so they can live in a staging lease's zeroed words (staging_pool::lease::zeroed).
+
+#include <kmask/detail/compat.hpp>
+#include <kmask/types.hpp>
+
+namespace kmask {
+namespace detail {
+
+// Work tags of a counting functor's two finishes: its teams' tickets (add_team_part) or Kokkos'
+// reduction over the launch (counts_by_kokkos_team_reduction, compat.hpp).
+struct finish_by_ticket {};
+struct finish_by_reduction {};
+
+// Called once per team (inside Kokkos::single(PerTeam)), `league` teams in all; scratch[0] is the
+// running total, scratch[1] the ticket, both zero before the launch.
+KOKKOS_INLINE_FUNCTION void add_team_part(size_type* scratch, size_type league, size_type part, size_type* out) {
+  atomic_add_count(&scratch[0], part);
+  Kokkos::memory_fence();  // the add is visible before the ticket that announces it
+  if (atomic_fetch_add_count(&scratch[1], 1) != league - 1) return;
+  Kokkos::memory_fence();  // every other team's add is visible to the last one
+  *out = atomic_exchange_count(&scratch[0], 0);
+  atomic_exchange_count(&scratch[1], 0);
+}
+
+}  // namespace detail
+}  // namespace kmask
+
+#endif
