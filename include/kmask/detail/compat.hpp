@@ -287,14 +287,14 @@ struct allocation_failure_report {
 };
 
 // How a GPU-form launch with one count per launch (the moving kernel's counted pieces,
-// count_set_bits, the mask builds) finishes it: on Kokkos 4, Kokkos' own team reduction into the
-// count; on Kokkos 3.x, kmask's ticket (each team adds its part, the last one to finish moves the
-// sum out; team_total.hpp). Measured on the H200 for the moving kernel (session 12):
+// count_set_bits) finishes it: on Kokkos 4, Kokkos' own team reduction into the count; on Kokkos
+// 3.x, kmask's ticket (each team adds its part, the last one to finish moves the sum out;
+// team_total.hpp). Measured on the H200 for the moving kernel (session 12):
 // the ticket form took 93 / 410 us on Kokkos 4.6.01 where the reduction took 25 / 38 us
 // (concatenate of 2^24 / 2^26 bits), and on Kokkos 3.4.01 the reduction lost (24-26 / 37-38 us
 // against 21-23 / 28-30).
-// count_set_bits and the mask builds took the ticket in session 16, measured on 3.4.01 only; on
-// Kokkos 4 they keep the reduction they had.
+// count_set_bits took the ticket in session 16, measured on 3.4.01 only; on Kokkos 4 it keeps the
+// reduction it had.
 constexpr bool counts_by_kokkos_team_reduction = KOKKOS_VERSION >= 40000;
 
 // Kokkos::initialize with a number of host threads and warnings on or off, for programs that have

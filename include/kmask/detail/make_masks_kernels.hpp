@@ -13,17 +13,13 @@
 //    unaligned booleans are consecutive, one line per load. The warp loop is written in CUDA
 //    directly, not through Kokkos' nested ranges, whose per-bit bookkeeping cost more than the bit.
 // Elsewhere (the host, HIP, SYCL, the GPU form emulated on Serial) every Bits uses thread per word.
-// Both evaluate each predicate exactly once. On Kokkos 3.x each team adds its null count to a
-// running total in a staging lease's zeroed words, and the team that takes the last ticket writes
-// the total to the caller's counter (so no launch zeroes the counter first, and no reduction pass
-// follows); on Kokkos 4 Kokkos' reduction writes it (counts_by_kokkos_team_reduction, compat.hpp). A
+// Both evaluate each predicate exactly once. The null count is a Kokkos::parallel_reduce into the
+// caller's counter (its last team writes the total, so no launch zeroes the counter first); a
 // reporting gather's first bad index position goes to an atomic minimum the caller presets.
 
 #include <kmask/detail/compat.hpp>
 #include <kmask/detail/launch_shape.hpp>
 #include <kmask/detail/launch_tuning.hpp>
-#include <kmask/detail/staging_pool.hpp>
-#include <kmask/detail/team_total.hpp>
 #include <kmask/detail/validation.hpp>
 #include <kmask/detail/word_access.hpp>
 #include <kmask/types.hpp>
@@ -206,8 +202,8 @@ KOKKOS_FORCEINLINE_FUNCTION int rows_in_word(size_type w, size_type size_bits) {
 
 // Teams over the output words, `words_per_team` each (a multiple of the team size, and on CUDA of
 // 32 x the team's warps): every word in [0, words) is written, bits past size_bits as 0. The
-// teams' null counts go to *null_count through add_team_part; a reporting gather's first bad
-// position goes to *first_bad by atomic minimum.
+// reduction value is the team's null count; a reporting gather's first bad position goes to
+// *first_bad by atomic minimum.
 template <class ExecSpace, class Bits>
 struct build_words_functor {
   using member_type = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
@@ -218,9 +214,6 @@ struct build_words_functor {
   size_type words_per_team;
   size_type blocks;      // of words_per_team words, over the teams
   size_type* first_bad;  // only when Bits::reports_bad
-  size_type* scratch;    // running total, ticket: zero before the launch and after it
-  size_type* null_count;
-  size_type league;
   static constexpr bool on_host = runs_on_host<ExecSpace>();
 
   // Thread r of T writes words w0 + r, w0 + r + T, ...: a team's stores are consecutive. A GPU
@@ -313,29 +306,9 @@ struct build_words_functor {
   }
 
   // A team builds blocks league_rank, + league_size, ...: the launch is at most a resident wave of
-  // teams (few tickets), unless Bits needs many warps.
-  KOKKOS_INLINE_FUNCTION void operator()(finish_by_ticket, const member_type& team) const {
-    size_type nulls = 0, bad = no_bad_position;
-    build(team, nulls, bad);
-    team.team_reduce(Kokkos::Sum<size_type>(nulls));
-    if constexpr (Bits::reports_bad) team.team_reduce(Kokkos::Min<size_type>(bad));
-    Kokkos::single(Kokkos::PerTeam(team), [&]() {
-      if (Bits::reports_bad && bad != no_bad_position) atomic_min_position(first_bad, bad);
-      add_team_part(scratch, league, nulls, null_count);
-    });
-  }
-  KOKKOS_INLINE_FUNCTION void operator()(finish_by_reduction, const member_type& team, size_type& nulls) const {
+  // teams, so Kokkos' reduction over the teams' partial counts stays short.
+  KOKKOS_INLINE_FUNCTION void operator()(const member_type& team, size_type& nulls) const {
     size_type bad = no_bad_position;
-    build(team, nulls, bad);
-    if constexpr (Bits::reports_bad) {
-      team.team_reduce(Kokkos::Min<size_type>(bad));
-      Kokkos::single(Kokkos::PerTeam(team), [&]() {
-        if (bad != no_bad_position) atomic_min_position(first_bad, bad);
-      });
-    }
-  }
-
-  KOKKOS_INLINE_FUNCTION void build(const member_type& team, size_type& nulls, size_type& bad) const {
     for (size_type block = team.league_rank(); block < blocks; block += team.league_size()) {
 #if defined(__CUDA_ARCH__)
       if constexpr (Bits::by_lane) {
@@ -346,6 +319,12 @@ struct build_words_functor {
 #else
       by_thread(team, block, nulls, bad);
 #endif
+    }
+    if constexpr (Bits::reports_bad) {
+      team.team_reduce(Kokkos::Min<size_type>(bad));
+      Kokkos::single(Kokkos::PerTeam(team), [&]() {
+        if (bad != no_bad_position) atomic_min_position(first_bad, bad);
+      });
     }
   }
 };
@@ -366,12 +345,14 @@ constexpr size_type make_team_words() {
 template <class ExecSpace, class Bits>
 void enqueue_build(const char* fn, const ExecSpace& exec, const Bits& bits, word_type* dest, size_type size_bits,
                    size_type words, size_type* null_count, size_type* first_bad) {
+  using memory_space = typename ExecSpace::memory_space;
   if (words == 0) {
     Kokkos::parallel_for(
         std::string(fn) + "::empty_count", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<size_type>>(exec, 0, 1),
         KOKKOS_LAMBDA(size_type) { *null_count = 0; });
     return;
   }
+  const Kokkos::View<size_type, memory_space> count(null_count);
   using t                      = launch_tuning<ExecSpace>;
   constexpr size_type per_team = make_team_words<ExecSpace>();
   const size_type blocks       = (words + per_team - 1) / per_team;
@@ -383,23 +364,11 @@ void enqueue_build(const char* fn, const ExecSpace& exec, const Bits& bits, word
                                                : std::min<size_type>(blocks, std::max<size_type>(1, device_shape_of(exec).multiprocessors *
                                                                                                          t::make_gpu_teams_per_sm));
   check_league_size(fn, league);
+  const build_words_functor<ExecSpace, Bits> f{bits, dest, size_bits, words, per_team, blocks, first_bad};
   const int team = runs_on_host<ExecSpace>() ? 1 : t::make_gpu_team;
-  if constexpr (counts_by_kokkos_team_reduction) {
-    const build_words_functor<ExecSpace, Bits> f{bits, dest, size_bits, words, per_team, blocks, first_bad,
-                                                 nullptr, nullptr, league};
-    Kokkos::parallel_reduce(std::string(fn) + "::words",
-                            Kokkos::TeamPolicy<ExecSpace, finish_by_reduction>(exec, static_cast<int>(league), team), f,
-                            Kokkos::Sum<size_type, typename ExecSpace::memory_space>(
-                                Kokkos::View<size_type, typename ExecSpace::memory_space>(null_count)));
-  } else {
-    // Given back when this returns, marked after the launch: the next lease of it waits for the end.
-    auto lease = staging_pool<ExecSpace>::acquire(exec, 1, 1, std::string(fn) + "::total");
-    const build_words_functor<ExecSpace, Bits> f{bits,      dest,     size_bits, words,
-                                                 per_team,  blocks,   first_bad, reinterpret_cast<size_type*>(lease.zeroed()),
-                                                 null_count, league};
-    Kokkos::parallel_for(std::string(fn) + "::words",
-                         Kokkos::TeamPolicy<ExecSpace, finish_by_ticket>(exec, static_cast<int>(league), team), f);
-  }
+  Kokkos::parallel_reduce(std::string(fn) + "::words",
+                          Kokkos::TeamPolicy<ExecSpace>(exec, static_cast<int>(league), team), f,
+                          Kokkos::Sum<size_type, memory_space>(count));
 }
 
 // The predicate's bits, 32-bit indices when every index fits.

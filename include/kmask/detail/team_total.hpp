@@ -1,10 +1,11 @@
 #ifndef KMASK_DETAIL_TEAM_TOTAL_HPP
 #define KMASK_DETAIL_TEAM_TOTAL_HPP
 
-// A launch's total over its teams without a Kokkos reduction (whose finish cost a few
-// microseconds of every counting launch): each team adds its part to a running total with one
-// atomic and takes a ticket; the team that takes the last one writes the total and leaves both
-// words zero again, so they can live in a staging lease's zeroed words (staging_pool::lease::zeroed).
+// A launch's total over its teams without a Kokkos reduction (count_set_bits on Kokkos 3.x): each
+// team adds its part to a running total with one atomic and takes a ticket; the team that takes
+// the last one writes the total and leaves both words zero again, so they can live in a staging
+// lease's zeroed words (staging_pool::lease::zeroed) and the result can go straight to page-locked
+// host memory.
 
 #include <kmask/detail/compat.hpp>
 #include <kmask/types.hpp>
