@@ -15,6 +15,11 @@ for s in "$@"; do
   case $s in
     info) gpu_info ;;
     tests) cuda_unit_tests ;;
+    citests)
+      # The CUDA unit tests built by a fresh clone's .ci/run (copied to build/ci-cuda).
+      timeout 300 build/ci-cuda/unit_tests/kmask_unit_tests_cuda > "$o/unit-tests-cuda-ci-build.log" 2>&1
+      echo "ci tests rc=$? $(tail -3 "$o/unit-tests-cuda-ci-build.log" | tr '\n' ' ')"
+      ;;
     counts)
       # The counting calls (issues 15 and 18): new against before, alternated, two rounds.
       for r in 1 2; do
