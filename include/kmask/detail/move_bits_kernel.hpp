@@ -17,6 +17,7 @@
 #include <kmask/detail/cpu_word_passes.hpp>
 #include <kmask/detail/launch_shape.hpp>
 #include <kmask/detail/launch_tuning.hpp>
+#include <kmask/detail/team_total.hpp>
 #include <kmask/detail/word_access.hpp>
 #include <kmask/operators.hpp>
 #include <kmask/types.hpp>
@@ -333,12 +334,7 @@ struct move_team_functor {
           *count.null_count = nulls;
           return;
         }
-        atomic_add_count(count.count_scratch, nulls);
-        Kokkos::memory_fence();  // the add is visible before the ticket that announces it
-        if (atomic_fetch_add_count(count.count_scratch + 1, 1) != league - 1) return;
-        Kokkos::memory_fence();  // every other team's add is visible to the last one
-        *count.null_count = atomic_exchange_count(count.count_scratch, 0);
-        atomic_exchange_count(count.count_scratch + 1, 0);
+        add_team_part(count.count_scratch, league, nulls, count.null_count);
       });
     }
   }
