@@ -92,7 +92,10 @@ class staging_pool {
       if (buf_->zeros.data() == nullptr) {
         buf_->zeros = Kokkos::View<std::uint64_t*, memory_space>(
             Kokkos::view_alloc(Kokkos::WithoutInitializing, "kmask::staging::zeros"), zeroed_words);
-        Kokkos::deep_copy(exec_, buf_->zeros, std::uint64_t{0});
+        // A labelled kernel, not deep_copy: Kokkos' fill kernel would run unlabelled inside the call.
+        const auto z = buf_->zeros;
+        Kokkos::parallel_for("kmask::staging::zeros", Kokkos::RangePolicy<ExecSpace>(exec_, 0, zeroed_words),
+                             KOKKOS_LAMBDA(std::size_t i) { z(i) = 0; });
       }
       return buf_->zeros.data();
     }
