@@ -115,16 +115,20 @@ inline tree_walk depth_first(const tree_order& t, const size_type* parents, size
 // refuses nodes that share a word).
 template <class ExecSpace, class Sources, class Dests>
 bool tree_takes_aligned_walk(const Sources& sources, const Dests& dests, size_type words) {
-  using tuning        = tree_tuning<ExecSpace>;
-  const std::size_t n = sources.size();
-  if (uses_cpu_kernels<ExecSpace>() || n == 0 || n > static_cast<std::size_t>(tuning::gpu_aligned_max_nodes) ||
-      words == 0 || words > tuning::gpu_aligned_max_words)
-    return false;
-  for (std::size_t k = 0; k < n; ++k) {
-    const source_mask m = sources[k];
-    if (m.begin_bit != 0 || m.invert || m.words != dests[k].words) return false;
+  using tuning = tree_tuning<ExecSpace>;
+  if constexpr (uses_cpu_kernels<ExecSpace>()) {
+    return false;  // a constant, so that nvcc does not warn of the unreachable loop in CPU forms
+  } else {
+    const std::size_t n = sources.size();
+    if (n == 0 || n > static_cast<std::size_t>(tuning::gpu_aligned_max_nodes) || words == 0 ||
+        words > tuning::gpu_aligned_max_words)
+      return false;
+    for (std::size_t k = 0; k < n; ++k) {
+      const source_mask m = sources[k];
+      if (m.begin_bit != 0 || m.invert || m.words != dests[k].words) return false;
+    }
+    return true;
   }
-  return true;
 }
 
 // The aligned walk's segments (a root alone; a child of a root with its subtree) over the
