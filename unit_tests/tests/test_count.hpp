@@ -22,9 +22,9 @@ TEST(TEST_CATEGORY, count_bits_random_ranges) {
   }
 }
 
-// Masks given by pointer at every word offset from an aligned allocation, so both load forms of
-// the GPU kernel run (16-byte loads only where the words are 16-byte aligned), with ranges that
-// cut groups of words anywhere, including masks shorter than one group.
+// Masks given by pointer at every word offset from an aligned allocation, so the GPU kernel's
+// words before its first 16-byte unit take every count from 0 to 3, with ranges that cut units
+// anywhere, including masks shorter than one unit.
 TEST(TEST_CATEGORY, count_bits_pointer_masks_at_every_word_alignment) {
   TEST_EXECSPACE exec;
   const auto seed = base_seed() + 14;

@@ -30,35 +30,27 @@ size_type count_on_gpu(const char* label, const ExecSpace& exec, const word_type
   using staging_space    = typename staging_pool<ExecSpace>::staging_space;
   constexpr int items    = static_cast<int>(tuning::count_gpu_items);
   const int team         = runs_on_host<ExecSpace>() ? 1 : tuning::count_gpu_team;  // emulated: host teams are one thread
-  const bool aligned     = reinterpret_cast<std::uintptr_t>(m) % 16 == 0;
-  const size_type unit   = aligned ? 4 : 1;
-  const size_type inside_lo = (b + word_bits - 1) / word_bits, inside_hi = e / word_bits;
-  const size_type u0 = (inside_lo + unit - 1) / unit, u1 = inside_hi / unit;
-  const size_type units  = u1 > u0 ? u1 - u0 : 0;
+  // Units of 4 words (count_words_by_units' loads), counted from the words the range touches.
+  const size_type units  = (stop - first) / 4;
   const size_type most   = tuning::count_gpu_teams_per_sm * device_shape_of(exec).multiprocessors;
   const size_type league = std::max<size_type>(1, std::min<size_type>(most, (units + team - 1) / team));
   const size_type threads = league * team;
   constexpr bool result_on_host = Kokkos::SpaceAccessibility<ExecSpace, staging_space>::accessible;
   auto lease              = staging_pool<ExecSpace>::acquire(exec, 1, 1, std::string(label) + "::result");
   size_type* result       = reinterpret_cast<size_type*>(result_on_host ? lease.host() : lease.device());
-  const auto run          = [&](auto unit) {
-    constexpr int u = decltype(unit)::value;
-    if constexpr (counts_by_kokkos_team_reduction) {
-      const count_stride_functor<ExecSpace, u, items> f{m, first, stop, b, e, u0, u1, threads, league, nullptr, nullptr};
-      using result_space = std::conditional_t<result_on_host, staging_space, typename ExecSpace::memory_space>;
-      Kokkos::parallel_reduce(label, Kokkos::TeamPolicy<ExecSpace, finish_by_reduction>(exec, static_cast<int>(league), team), f,
-                              Kokkos::View<size_type, result_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(result));
-    } else {
-      size_type* scratch = reinterpret_cast<size_type*>(lease.zeroed());
-      Kokkos::parallel_for(label, Kokkos::TeamPolicy<ExecSpace, finish_by_ticket>(exec, static_cast<int>(league), team),
-                           count_stride_functor<ExecSpace, u, items>{m, first, stop, b, e, u0, u1, threads, league,
-                                                                     scratch, result});
-    }
-  };
-  if (aligned) run(std::integral_constant<int, 4>{});
-  else run(std::integral_constant<int, 1>{});
+  using functor           = count_stride_functor<ExecSpace, items>;
+  if constexpr (counts_by_kokkos_team_reduction) {
+    using result_space = std::conditional_t<result_on_host, staging_space, typename ExecSpace::memory_space>;
+    Kokkos::parallel_reduce(label, Kokkos::TeamPolicy<ExecSpace, finish_by_reduction>(exec, static_cast<int>(league), team),
+                            functor{m, first, stop, b, e, threads, league, nullptr, nullptr},
+                            Kokkos::View<size_type, result_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(result));
+  } else {
+    size_type* scratch = reinterpret_cast<size_type*>(lease.zeroed());
+    Kokkos::parallel_for(label, Kokkos::TeamPolicy<ExecSpace, finish_by_ticket>(exec, static_cast<int>(league), team),
+                         functor{m, first, stop, b, e, threads, league, scratch, result});
+  }
   if (!result_on_host) lease.download(0, 1);
-  exec.fence();
+  lease.fence();
   return *reinterpret_cast<const size_type*>(lease.host());
 }
 

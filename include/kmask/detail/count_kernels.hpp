@@ -116,72 +116,6 @@ KOKKOS_INLINE_FUNCTION size_type count_words_on_cpu(const word_type* m, size_typ
   return set;
 }
 
-// count_set_bits' GPU form: every thread of the launch strides over the mask's units (16-byte
-// groups of 4 words when the words are 16-byte aligned, else single words) together, thread g
-// reading units g, g + T, ..., g + (Items - 1) T of each pass of Items x T units (T threads in
-// all), so each load instruction of a warp reads consecutive bytes and a thread has Items loads in
-// flight before it counts any (a pass wholly inside the units loads without a bound check). Units
-// hold only words wholly inside the bits [begin, end); the at most 2 x Unit words around them are
-// thread 0's. On Kokkos 3.x the teams' sums reach `result` through add_team_part (team_total.hpp),
-// so the launch needs no clearing before it and no reduction pass after it; on Kokkos 4 Kokkos'
-// reduction finishes it (counts_by_kokkos_team_reduction, compat.hpp).
-template <class ExecSpace, int Unit, int Items>
-struct count_stride_functor {
-  using member_type = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
-  const word_type* m;
-  size_type first, stop;  // words holding bits of [begin, end)
-  size_type begin, end;
-  size_type u0, u1;       // units wholly inside: words [u0 Unit, u1 Unit)
-  size_type threads;      // of the whole launch
-  size_type league;
-  size_type* scratch;     // running total, ticket: zero before the launch and after it
-  size_type* result;
-
-  KOKKOS_FORCEINLINE_FUNCTION void load_unit(size_type u, word_type* w) const {
-    if constexpr (Unit == 4) load_four_words(m + u * 4, w);
-    else w[0] = m[u];
-  }
-
-  // Thread g's share.
-  KOKKOS_INLINE_FUNCTION size_type thread_count(size_type g) const {
-    size_type set = 0;
-    for (size_type pass = u0 + g; pass < u1; pass += Items * threads) {
-      word_type w[Items][Unit];
-      if (pass + (Items - 1) * threads < u1) {
-#pragma unroll
-        for (int i = 0; i < Items; ++i) load_unit(pass + i * threads, w[i]);
-      } else {
-#pragma unroll
-        for (int i = 0; i < Items; ++i) {
-          if (pass + i * threads < u1) load_unit(pass + i * threads, w[i]);
-          else for (int k = 0; k < Unit; ++k) w[i][k] = 0;
-        }
-      }
-#pragma unroll
-      for (int i = 0; i < Items; ++i)
-        for (int k = 0; k < Unit; ++k) set += popcount32(w[i][k]);
-    }
-    if (g == 0) {
-      const size_type lo = u1 > u0 ? u0 * Unit : stop, hi = u1 > u0 ? u1 * Unit : stop;
-      for (size_type w = first; w < lo; ++w) set += set_bits_in_range(m[w], w, begin, end);
-      for (size_type w = hi; w < stop; ++w) set += set_bits_in_range(m[w], w, begin, end);
-    }
-    return set;
-  }
-
-  KOKKOS_INLINE_FUNCTION void operator()(finish_by_ticket, const member_type& team) const {
-    const size_type g0 = static_cast<size_type>(team.league_rank()) * team.team_size();
-    size_type set      = 0;
-    Kokkos::parallel_reduce(
-        Kokkos::TeamThreadRange(team, team.team_size()), [&](int r, size_type& acc) { acc += thread_count(g0 + r); },
-        set);
-    Kokkos::single(Kokkos::PerTeam(team), [&]() { add_team_part(scratch, league, set, result); });
-  }
-  KOKKOS_INLINE_FUNCTION void operator()(finish_by_reduction, const member_type& team, size_type& acc) const {
-    acc += thread_count(static_cast<size_type>(team.league_rank()) * team.team_size() + team.team_rank());
-  }
-};
-
 // Set bits of the whole words [first, stop) of `m`, thread g of T's share: the 16-byte aligned
 // units among them with one load each, thread g reading units g, g + T, ..., Items loads in flight
 // a pass (a pass wholly inside loads without a bound check); the at most 3 words before the first
@@ -229,6 +163,42 @@ KOKKOS_INLINE_FUNCTION size_type bits_outside_range(const word_type* m, size_typ
   if (hi != lo && hi >= first && hi < stop) out += popcount32(m[hi]) - set_bits_in_range(m[hi], hi, b, e);
   return out;
 }
+
+// count_set_bits' GPU form: every thread of the launch counts its share of the range's words by
+// count_words_by_units, the launch's T threads striding over the 16-byte units together; thread 0
+// takes off the bits of the edge words outside [begin, end). On Kokkos 3.x the teams' sums reach
+// `result` through add_team_part (team_total.hpp), so the launch needs no clearing before it and no
+// reduction pass after it; on Kokkos 4 Kokkos' reduction finishes it
+// (counts_by_kokkos_team_reduction, compat.hpp).
+template <class ExecSpace, int Items>
+struct count_stride_functor {
+  using member_type = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
+  const word_type* m;
+  size_type first, stop;  // words holding bits of [begin, end)
+  size_type begin, end;
+  size_type threads;      // of the whole launch
+  size_type league;
+  size_type* scratch;     // running total, ticket: zero before the launch and after it
+  size_type* result;
+
+  KOKKOS_INLINE_FUNCTION size_type thread_count(size_type g) const {
+    size_type set = count_words_by_units<Items>(g, threads, m, first, stop);
+    if (g == 0) set -= bits_outside_range(m, first, stop, begin, end);
+    return set;
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(finish_by_ticket, const member_type& team) const {
+    const size_type g0 = static_cast<size_type>(team.league_rank()) * team.team_size();
+    size_type set      = 0;
+    Kokkos::parallel_reduce(
+        Kokkos::TeamThreadRange(team, team.team_size()), [&](int r, size_type& acc) { acc += thread_count(g0 + r); },
+        set);
+    Kokkos::single(Kokkos::PerTeam(team), [&]() { add_team_part(scratch, league, set, result); });
+  }
+  KOKKOS_INLINE_FUNCTION void operator()(finish_by_reduction, const member_type& team, size_type& acc) const {
+    acc += thread_count(static_cast<size_type>(team.league_rank()) * team.team_size() + team.team_rank());
+  }
+};
 
 // What a range's count starts from before its set bits are added (or, `unset`, taken off): an
 // absent mask has every bit set (an inverted absent one none).

@@ -66,8 +66,8 @@ struct launch_tuning {
   static constexpr size_type cpu_block_words = 1024;
 
   // Counting kernels.
-  // Loads a GPU counting thread has in flight: count_set_bits' 16-byte units (single words where
-  // the mask is not 16-byte aligned), and the one-thread-a-range form's words.
+  // Loads a GPU counting thread has in flight: count_set_bits' 16-byte units, and the
+  // one-thread-a-range form's words.
   static constexpr size_type count_gpu_items = 8;
   // count_set_bits, GPU form: teams of 256 threads, at most 2 per SM: what an SM holds at the
   // kernel's 107 registers, so the launch is one wave (a quarter of an SM's threads, each with 8

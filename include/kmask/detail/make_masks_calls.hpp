@@ -55,7 +55,7 @@ mask_and_count<typename ExecSpace::memory_space> build_new_mask(const char* fn, 
   }
   enqueue_build(fn, exec, bits, mask.data(), size_bits, static_cast<size_type>(mask.extent(0)), dev, dev + 1);
   lease.download(0, Bits::reports_bad ? 2 : 1);
-  exec.fence();
+  lease.fence();
   if (first_bad != nullptr) *first_bad = static_cast<size_type>(lease.host()[1]);
   return {mask, static_cast<size_type>(lease.host()[0])};
 }

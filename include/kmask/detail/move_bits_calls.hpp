@@ -157,7 +157,7 @@ size_type launch_leased(const char* fn, const ExecSpace& exec, const Lease& leas
               move_count{read_count ? count_slot : null_count, reinterpret_cast<size_type*>(dev)});
   if (!read_count) return 0;
   lease.download(2, 3);
-  exec.fence();
+  lease.fence();
   return static_cast<size_type>(lease.host()[2]);
 }
 

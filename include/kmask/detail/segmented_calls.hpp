@@ -49,7 +49,7 @@ template <class ExecSpace, class Op, class Sources, class Dests>
 size_type inplace_call_counted(const ExecSpace& exec, const Op& op, const segmented_problem<Sources, Dests>& p) {
   const auto e = encode(exec, p, pool_stores<ExecSpace>{p.names.fn});
   launch_in_place(p.names.fn, exec, op, e, e.result());
-  return e.read_result(exec);
+  return e.read_result();
 }
 
 // Padded words of one mask row of `size_bits` bits, as create_mask() allocates.
@@ -93,7 +93,7 @@ std::pair<Kokkos::View<word_type*, typename ExecSpace::memory_space>, size_type>
       padded_words(p.size_bits));
   launch(p.names.fn, exec, op, e, strided_destinations{mask.data(), 0}, e.result(),
          static_cast<size_type>(mask.extent(0)));
-  return {mask, want_count ? e.read_result(exec) : 0};
+  return {mask, want_count ? e.read_result() : 0};
 }
 
 // The parent is `base` read from its bit `begin_bit` on.

@@ -99,10 +99,10 @@ struct encoded_call {
     return Kokkos::View<size_type*, memory_space, unmanaged>(reinterpret_cast<size_type*>(words.device() + result_word),
                                                              1);
   }
-  // Waits for the caller's own instance: synchronous calls return a count.
-  size_type read_result(const ExecSpace& exec) const {
+  // Waits for the caller's own instance (the lease's): synchronous calls return a count.
+  size_type read_result() const {
     words.download(result_word, result_word + 1);
-    exec.fence();
+    words.fence();
     return static_cast<size_type>(words.host()[result_word]);
   }
 };

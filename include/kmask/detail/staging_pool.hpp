@@ -67,21 +67,32 @@ class staging_pool {
   class lease {
    public:
     lease() = default;
-    lease(lease&& o) noexcept : pool_(o.pool_), buf_(std::move(o.buf_)), exec_(std::move(o.exec_)) { o.pool_ = nullptr; }
+    lease(lease&& o) noexcept
+        : pool_(o.pool_), buf_(std::move(o.buf_)), exec_(std::move(o.exec_)), fenced_(o.fenced_) {
+      o.pool_ = nullptr;
+    }
     lease& operator=(lease&&) = delete;
     lease(const lease&)       = delete;
     ~lease() {
-      if (pool_ != nullptr && buf_) pool_->give_back(std::move(buf_), exec_);
+      if (pool_ != nullptr && buf_) pool_->give_back(std::move(buf_), exec_, fenced_);
+    }
+    // Fences the call's instance: everything it enqueued, this buffer's uses included, is done, so
+    // the buffer goes back finished, with no marker to record or ask (a synchronous call's last step).
+    void fence() const {
+      exec_.fence();
+      fenced_ = true;
     }
     std::uint64_t* host() const { return buf_->host.data(); }
     // Where the kernels read word 0.
     std::uint64_t* device() const { return direct ? buf_->host.data() : buf_->device.data(); }
     // Enqueues the copy of words [begin, end) to the device on the call's instance.
     void upload(std::size_t begin, std::size_t end) const {
+      fenced_ = false;
       if (!direct) copy_words(exec_, buf_->device, buf_->host, begin, end);
     }
     // Enqueues the copy of words [begin, end) back to the host words.
     void download(std::size_t begin, std::size_t end) const {
+      fenced_ = false;
       if (!direct) copy_words(exec_, buf_->host, buf_->device, begin, end);
     }
     // zeroed_words words of kernel memory that are zero when the lease is taken, so a kernel can
@@ -89,6 +100,7 @@ class staging_pool {
     // uses them must leave them zero when its work ends. Made (and cleared on the call's
     // instance) the first time a buffer is asked.
     std::uint64_t* zeroed() const {
+      fenced_ = false;
       if (buf_->zeros.data() == nullptr) {
         buf_->zeros = Kokkos::View<std::uint64_t*, memory_space>(
             Kokkos::view_alloc(Kokkos::WithoutInitializing, "kmask::staging::zeros"), zeroed_words);
@@ -107,6 +119,7 @@ class staging_pool {
     staging_pool* pool_ = nullptr;
     std::unique_ptr<buffer> buf_;
     ExecSpace exec_;
+    mutable bool fenced_ = false;  // fence() was the last thing the call enqueued on exec_ with this buffer
   };
 
   // A buffer of at least `device_words` words the kernels read, the first `host_words` of which
@@ -214,8 +227,9 @@ class staging_pool {
     return nullptr;
   }
 
-  void give_back(std::unique_ptr<buffer> b, const ExecSpace& exec) {
-    b->marker.record(exec);
+  void give_back(std::unique_ptr<buffer> b, const ExecSpace& exec, bool fenced) {
+    if (fenced) b->marker.mark_finished();
+    else b->marker.record(exec);
     b->queue = queue_identity(exec);
     std::lock_guard<std::mutex> lock(mutex_);
     --out_;
