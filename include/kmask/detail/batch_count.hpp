@@ -37,8 +37,9 @@ template <class ExecSpace>
 struct batch_count_functor {
   using member_type = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
   const batch_range* ranges;
-  const size_type* first_team;  // num_ranges + 1: teams before range r
-  size_type* scratch;           // 2 per range: running total, tickets (zero before the launch)
+  const size_type* first_team;       // num_ranges + 1: teams before range r
+  const std::uint32_t* team_range;   // one per team: the range it counts
+  size_type* scratch;                // 2 per range: running total, tickets (zero before the launch)
   Kokkos::View<size_type*, typename ExecSpace::memory_space> counts;
   size_type num_ranges;
   size_type words_per_team;
@@ -49,13 +50,10 @@ struct batch_count_functor {
   static constexpr int items    = static_cast<int>(launch_tuning<ExecSpace>::batch_gpu_items);
 
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
-    const size_type t = team.league_rank();
-    size_type lo = 0, hi = num_ranges;
-    while (hi - lo > 1) {
-      const size_type mid = lo + (hi - lo) / 2;
-      if (first_team[mid] <= t) lo = mid; else hi = mid;
-    }
-    const size_type r       = lo;
+    // The team's range from a table, not a search of first_team: each step of a binary search
+    // is a dependent load, ten of them for 1000 ranges, and they were most of a short team's time.
+    const size_type t       = team.league_rank();
+    const size_type r       = static_cast<size_type>(team_range[t]);
     const batch_range range = ranges[r];
     const size_type parts   = first_team[r + 1] - first_team[r];
     size_type set           = 0;
@@ -169,8 +167,9 @@ batch_teams plan_batch_teams(const char* fn, const ExecSpace& exec, std::size_t 
 }
 
 // Enqueues counts(j) = the count of range_of(j) (a batch_range) for the n ranges `teams` was
-// planned for: the descriptors, first_team and the zeroed per-range scratch in one staging lease
-// (labelled "<pre>descriptors"), one upload, one launch ("<pre>words").
+// planned for: the descriptors, first_team, each team's range (32 bits: the league, at least one
+// team a range, is within int) and the zeroed per-range scratch in one staging lease (labelled
+// "<pre>descriptors"), one upload, one launch ("<pre>words").
 template <class ExecSpace, class RangeOf>
 void enqueue_batch_counts(const std::string& pre, const ExecSpace& exec, const batch_teams& teams, std::size_t n,
                           const RangeOf& range_of,
@@ -178,25 +177,31 @@ void enqueue_batch_counts(const std::string& pre, const ExecSpace& exec, const b
   if (n == 0) return;
   constexpr std::size_t per_range = sizeof(batch_range) / sizeof(std::uint64_t);
   static_assert(sizeof(batch_range) % sizeof(std::uint64_t) == 0, "kmask: batch_range layout");
-  const std::size_t at_teams = per_range * n, at_scratch = at_teams + n + 1;
-  const std::size_t words    = at_scratch + 2 * n;
+  const std::size_t league   = static_cast<std::size_t>(teams.first_team[n]);
+  const std::size_t at_teams = per_range * n, at_team_range = at_teams + n + 1;
+  const std::size_t at_scratch = at_team_range + (league + 1) / 2;
+  const std::size_t words      = at_scratch + 2 * n;
   auto lease                 = staging_pool<ExecSpace>::acquire(exec, words, words, pre + "descriptors");
   std::uint64_t* host        = lease.host();
   batch_range* rs            = reinterpret_cast<batch_range*>(host);
   for (std::size_t j = 0; j < n; ++j) rs[j] = range_of(j);
   std::copy(teams.first_team.begin(), teams.first_team.end(), reinterpret_cast<size_type*>(host + at_teams));
+  std::uint32_t* team_range = reinterpret_cast<std::uint32_t*>(host + at_team_range);
+  for (std::size_t j = 0; j < n; ++j)
+    std::fill(team_range + teams.first_team[j], team_range + teams.first_team[j + 1], static_cast<std::uint32_t>(j));
   std::fill(host + at_scratch, host + words, std::uint64_t{0});
   lease.upload(0, words);
   std::uint64_t* dev = lease.device();
   const batch_count_functor<ExecSpace> f{reinterpret_cast<const batch_range*>(dev),
                                          reinterpret_cast<const size_type*>(dev + at_teams),
+                                         reinterpret_cast<const std::uint32_t*>(dev + at_team_range),
                                          reinterpret_cast<size_type*>(dev + at_scratch),
                                          counts,
                                          static_cast<size_type>(n),
                                          teams.shape.words_per_team,
                                          teams.shape.groups};
   Kokkos::parallel_for(pre + "words",
-                       Kokkos::TeamPolicy<ExecSpace>(exec, static_cast<int>(teams.first_team[n]), teams.shape.team_size),
+                       Kokkos::TeamPolicy<ExecSpace>(exec, static_cast<int>(league), teams.shape.team_size),
                        f);
 }
 
