@@ -69,9 +69,9 @@ struct launch_tuning {
   // Loads a GPU counting thread has in flight: count_set_bits' 16-byte units, and the
   // one-thread-a-range form's words.
   static constexpr size_type count_gpu_items = 8;
-  // count_set_bits, GPU form: teams of 256 threads, at most 2 per SM: what an SM holds at the
-  // kernel's 107 registers, so the launch is one wave (a quarter of an SM's threads, each with 8
-  // loads of 16 bytes in flight, is more than the memory's latency needs).
+  // count_set_bits, GPU form: teams of 256 threads, at most 2 per SM, one wave (a quarter of an
+  // SM's threads, each with 8 loads of 16 bytes in flight, is more than the memory's latency
+  // needs; a third team, which the kernel's 75 registers allow, read no faster).
   static constexpr int count_gpu_team             = 256;
   static constexpr size_type count_gpu_teams_per_sm = 2;
   // Segmented counts: ranges of at most this many words are a GPU thread's each (8 rounds of loads
