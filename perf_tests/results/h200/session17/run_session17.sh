@@ -12,6 +12,8 @@ o=/tmp/s17
 mkdir -p "$o"
 . "$(dirname "$0")/../device_helpers.sh"
 counts='count_set_bits/|segmented_count_set_bits/|batch_count/'
+# Issue 18's cells as session 10 chose them: counts, copies, few-segment in-place cells, allocating cells.
+i18='count_set_bits/|segmented_count_set_bits/ranges:1000/27|inplace_segmented_count_set_bits/27/|copy_bitmask/(24|27)/|segmented_binop/inplace/and/segments:10/masks:(4|16)/bits:(1048576|16777216)/|segmented_binop/alloc/and/segments:(1000|10000)/masks:(4|16)/bits:128/|segmented_binop/alloc/and/segments:(10|100)/masks:4/bits:1048576/'
 for s in "$@"; do
   case $s in
     info) gpu_info ;;
@@ -54,6 +56,13 @@ for s in "$@"; do
         build/var-t3/perf_tests/kmask_benchmarks --benchmark_min_time=0.001 "--benchmark_filter=count_set_bits/30/" \
         > "$o/ncu-boost-var-t3-count_set_bits-30.txt" 2>&1
       echo "ncu t3 rc=$?"
+      ;;
+    i18)
+      # Issue 18's cells on the final library, Kokkos 3.4.01 and 4.6.01 alternated.
+      for r in 1 2; do
+        KMASK_BENCH_NO_PEERS=1 bench build/cuda/perf_tests/kmask_benchmarks "i18-k34-$r" 0.02 "$i18"
+        KMASK_BENCH_NO_PEERS=1 bench build/k46-cuda/perf_tests/kmask_benchmarks "i18-k46-$r" 0.02 "$i18"
+      done
       ;;
     k46)
       # The same cells on the Kokkos 4.6.01 build (no 4.6.01 "before" binary: session 11-12's
