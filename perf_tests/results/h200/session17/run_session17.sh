@@ -64,6 +64,16 @@ for s in "$@"; do
         KMASK_BENCH_NO_PEERS=1 bench build/k46-cuda/perf_tests/kmask_benchmarks "i18-k46-$r" 0.02 "$i18"
       done
       ;;
+    sanitize)
+      # compute-sanitizer over the tests of this session's kernels and of the staging leases.
+      for t in memcheck racecheck synccheck; do
+        f='*count*:*batch*:*concurrent*:*destroyed*:*staging*'
+        [ "$t" = racecheck ] && f='*count*:*batch*'
+        timeout 200 compute-sanitizer --tool $t --error-exitcode 9 build/cuda/unit_tests/kmask_unit_tests_cuda \
+          "--gtest_filter=$f" > "$o/sanitize-$t.log" 2>&1
+        echo "sanitize $t rc=$? $(grep -E 'PASSED|FAILED|ERROR SUMMARY|RACECHECK SUMMARY' "$o/sanitize-$t.log" | tr '\n' ' ')"
+      done
+      ;;
     k46)
       # The same cells on the Kokkos 4.6.01 build (no 4.6.01 "before" binary: session 11-12's
       # records are the earlier 4.6.01 numbers).
