@@ -68,16 +68,12 @@ struct batch_count_functor {
       if constexpr (on_host) {
         set = count_words_on_cpu(m, first, stop, b, e);
       } else {
-        // count_words_by_units over the team's threads; thread 0 then takes off the bits outside the
-        // range in its edge words, where they are this team's.
+        // count_range_share over the team's threads (the edge words' outside bits, where they are
+        // this team's, taken off once).
         const size_type T = threads;
         Kokkos::parallel_reduce(
             Kokkos::TeamThreadRange(team, threads),
-            [=](size_type g, size_type& acc) {
-              acc += count_words_by_units<items>(g, T, m, first, stop);
-              if (g == 0) acc -= bits_outside_range(m, first, stop, b, e);
-            },
-            set);
+            [=](size_type g, size_type& acc) { acc += count_range_share<items>(g, T, m, first, stop, b, e); }, set);
       }
     }
     Kokkos::single(Kokkos::PerTeam(team), [&]() {

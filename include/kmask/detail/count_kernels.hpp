@@ -164,9 +164,19 @@ KOKKOS_INLINE_FUNCTION size_type bits_outside_range(const word_type* m, size_typ
   return out;
 }
 
-// count_set_bits' GPU form: every thread of the launch counts its share of the range's words by
-// count_words_by_units, the launch's T threads striding over the 16-byte units together; thread 0
-// takes off the bits of the edge words outside [begin, end). On Kokkos 3.x the teams' sums reach
+// Thread g of T's share of the set bits of [b, e) within words [first, stop): its units
+// (count_words_by_units), thread 0 then taking off the bits of the edge words outside the range
+// (where they are among these words). count_set_bits' and the batch count's GPU forms.
+template <int Items>
+KOKKOS_INLINE_FUNCTION size_type count_range_share(size_type g, size_type T, const word_type* m, size_type first,
+                                                   size_type stop, size_type b, size_type e) {
+  size_type set = count_words_by_units<Items>(g, T, m, first, stop);
+  if (g == 0) set -= bits_outside_range(m, first, stop, b, e);
+  return set;
+}
+
+// count_set_bits' GPU form: every thread of the launch counts its share of the range
+// (count_range_share), the launch's T threads striding over the 16-byte units together. On Kokkos 3.x the teams' sums reach
 // `result` through add_team_part (team_total.hpp), so the launch needs no clearing before it and no
 // reduction pass after it; on Kokkos 4 Kokkos' reduction finishes it
 // (counts_by_kokkos_team_reduction, compat.hpp).
@@ -182,9 +192,7 @@ struct count_stride_functor {
   size_type* result;
 
   KOKKOS_INLINE_FUNCTION size_type thread_count(size_type g) const {
-    size_type set = count_words_by_units<Items>(g, threads, m, first, stop);
-    if (g == 0) set -= bits_outside_range(m, first, stop, begin, end);
-    return set;
+    return count_range_share<Items>(g, threads, m, first, stop, begin, end);
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(finish_by_ticket, const member_type& team) const {
