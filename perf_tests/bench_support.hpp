@@ -82,12 +82,65 @@ class gpu_clock {
   gpu_clock& operator=(const gpu_clock&) = delete;
 };
 
-// Per-call times of a benchmark's timed iterations: host wall time of the fenced region and, on
-// CUDA, the GPU time between events recorded on the stream at its start and end. Reported as the
-// mean GPU time (gpu_us) and the host time's p50 / p90 / p99 over the iterations (one call each),
-// so the tail of a call is in the record next to its mean.
+// Kokkos allocations made while f runs, counted by Kokkos Tools callbacks installed only around
+// f: what a cell's first call allocates beyond a warm call's (a staging buffer growing, say).
+struct allocation_tally {
+  int count    = 0;
+  double bytes = 0;
+  std::vector<std::string> labels;
+};
+
+// The labels of `a` not matched by one of `b` (a multiset difference), ';'-separated.
+inline std::string labels_beyond(const allocation_tally& a, const allocation_tally& b) {
+  std::vector<std::string> rest = b.labels;
+  std::string out;
+  for (const auto& l : a.labels) {
+    const auto it = std::find(rest.begin(), rest.end(), l);
+    if (it != rest.end()) {
+      rest.erase(it);
+      continue;
+    }
+    out += (out.empty() ? "" : ";") + l;
+  }
+  return out;
+}
+
+namespace detail {
+inline allocation_tally& current_tally() {
+  static allocation_tally t;
+  return t;
+}
+inline void tally_allocation(const Kokkos::Tools::SpaceHandle, const char* label, const void*, const std::uint64_t size) {
+  auto& t = current_tally();
+  ++t.count;
+  t.bytes += static_cast<double>(size);
+  t.labels.emplace_back(label);
+}
+}  // namespace detail
+
+template <class F>
+allocation_tally allocations_of(const exec_space& exec, F&& f) {
+  exec.fence();
+  const auto previous       = Kokkos::Tools::Experimental::get_callbacks();
+  detail::current_tally()   = allocation_tally{};
+  Kokkos::Tools::Experimental::set_allocate_data_callback(detail::tally_allocation);
+  f();
+  exec.fence();
+  Kokkos::Tools::Experimental::set_callbacks(previous);
+  return detail::current_tally();
+}
+
+// Per-call times of a benchmark's calls: host wall time of the fenced region and, on CUDA, the GPU
+// time between events recorded on the stream at its start and end. Reported as the mean GPU time
+// (gpu_us) and the host time's p50 / p90 / p99 / max, so the tail of a call is in the record next
+// to its mean. Percentiles need samples: top_up() adds fenced calls after Google Benchmark's loop
+// until there are min_samples (within a time budget), each one call as in the loop.
 class call_times {
  public:
+  // Samples behind a percentile (p99 of 50 is the largest but one) and the seconds a top-up may take.
+  static constexpr std::size_t min_samples = 50;
+  static constexpr double top_up_budget_s  = 0.5;
+
   template <class F>
   double time(const exec_space& exec, F&& f) {
     exec.fence();
@@ -101,16 +154,27 @@ class call_times {
     if (gpu_clock::measured()) gpu_.push_back(clock_.seconds());
     return host;
   }
+  template <class F>
+  void top_up(const exec_space& exec, F&& f) {
+    double spent = 0;
+    while (host_.size() < min_samples && spent < top_up_budget_s) spent += time(exec, f);
+  }
   void report(benchmark::State& state) {
     if (host_.empty()) return;
-    state.counters["host_p50_us"] = 1e6 * quantile(host_, 0.50);
+    const double p50              = quantile(host_, 0.50);
+    state.counters["samples"]     = static_cast<double>(host_.size());
+    state.counters["host_p50_us"] = 1e6 * p50;
     state.counters["host_p90_us"] = 1e6 * quantile(host_, 0.90);
     state.counters["host_p99_us"] = 1e6 * quantile(host_, 0.99);
+    state.counters["host_max_us"] = 1e6 * *std::max_element(host_.begin(), host_.end());
+    state.counters["over_2x_p50"] =
+        static_cast<double>(std::count_if(host_.begin(), host_.end(), [&](double t) { return t > 2 * p50; }));
     if (!gpu_.empty()) {
       double sum = 0;
       for (double g : gpu_) sum += g;
       state.counters["gpu_us"]     = 1e6 * sum / static_cast<double>(gpu_.size());
       state.counters["gpu_p50_us"] = 1e6 * quantile(gpu_, 0.50);
+      state.counters["gpu_p99_us"] = 1e6 * quantile(gpu_, 0.99);
     }
   }
 
@@ -125,11 +189,26 @@ class call_times {
 };
 
 // The timed loop most cases use: one fenced call per iteration, its host time the iteration's time.
+// The first call of each run of the case is made before the loop and reported apart (first_us, and
+// the Kokkos allocations it made against a warm call's: first_allocs, warm_allocs), so a one-time
+// cost (a staging buffer growing to the case's size, the first allocation of a size) shows as what
+// it is instead of as one sample of the tail, and cannot alone make a run's only iteration.
 template <class F>
 void timed_calls(benchmark::State& state, const exec_space& exec, F&& f) {
+  Kokkos::Timer timer;
+  const allocation_tally first = allocations_of(exec, f);
+  const double first_s         = timer.seconds();
+  const allocation_tally warm  = allocations_of(exec, f);
   call_times times;
   for (auto _ : state) state.SetIterationTime(times.time(exec, f));
+  times.top_up(exec, f);
   times.report(state);
+  state.counters["first_us"]       = 1e6 * first_s;
+  state.counters["first_allocs"]   = first.count;
+  state.counters["first_alloc_MB"] = 1e-6 * first.bytes;
+  state.counters["warm_allocs"]    = warm.count;
+  const std::string extra = labels_beyond(first, warm);
+  if (!extra.empty()) state.SetLabel("first call also allocated " + extra);
 }
 
 // Skips a case whose working set exceeds KMASK_BENCH_MAX_BYTES, with a message.
