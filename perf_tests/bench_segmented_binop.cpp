@@ -41,21 +41,44 @@ size_type working_set_bytes(const segmented_case& c) {
   return c.segments * (c.masks_per_segment + 1) * mask_bytes + mask_bytes * c.segments * (c.masks_per_segment + 1);
 }
 
+// KMASK_BENCH_POOLED_MASKS=1: every source and destination carved, 64-byte aligned, from one
+// allocation, as an engine with a pool allocator (RMM) holds its columns, instead of one
+// allocation each: whether an allocating call's tail is the driver holding ~10^5 allocations.
+bool pooled_masks() {
+  const char* s = std::getenv("KMASK_BENCH_POOLED_MASKS");
+  return s != nullptr && std::string(s) == "1";
+}
+
 std::unique_ptr<prepared_case> prepare(const exec_space& exec, const segmented_case& c) {
   auto p = std::make_unique<prepared_case>();
+  using mask_view           = Kokkos::View<word_type*, memory_space>;
+  const size_type piece     = 16;  // words: 64 bytes, a piece's alignment in the pool
+  const auto rounded        = [&](size_type w) { return (w + piece - 1) / piece * piece; };
+  const size_type src_words = rounded(kmask::num_words(32 + c.size_bits));
+  mask_view pool;
+  if (pooled_masks()) {
+    pool = mask_view(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "bench::pool"),
+                     c.segments * (c.masks_per_segment * src_words + rounded(kmask::num_words(c.size_bits))));
+    fill_random(exec, pool, 1);
+  }
+  size_type next = 0;
+  const auto carve = [&](size_type words, const char* label) {
+    if (!pool.data()) return mask_view(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, std::string(label)), words);
+    const size_type at = next;
+    next += rounded(words);
+    return mask_view(Kokkos::subview(pool, Kokkos::make_pair(at, at + words)));
+  };
   for (size_type s = 0; s < c.segments; ++s) {
     p->offsets.push_back(static_cast<size_type>(p->sources.size()));
     for (size_type k = 0; k < c.masks_per_segment; ++k) {
       const size_type j = static_cast<size_type>(p->sources.size());
       const size_type b = begin_bit_of(c, j);
-      Kokkos::View<word_type*, memory_space> m(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "bench::source"),
-                                               kmask::num_words(b + c.size_bits));
-      fill_random(exec, m, static_cast<std::uint64_t>(j));
+      const mask_view m = carve(kmask::num_words(b + c.size_bits), "bench::source");
+      if (!pool.data()) fill_random(exec, m, static_cast<std::uint64_t>(j));
       p->sources.push_back(m);
       p->begin_bits.push_back(b);
     }
-    p->destinations.push_back(Kokkos::View<word_type*, memory_space>(
-        Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "bench::destination"), kmask::num_words(c.size_bits)));
+    p->destinations.push_back(carve(kmask::num_words(c.size_bits), "bench::destination"));
   }
   p->offsets.push_back(static_cast<size_type>(p->sources.size()));
   p->null_counts = Kokkos::View<size_type*, memory_space>("bench::null_counts", c.segments);
@@ -118,7 +141,7 @@ void run_allocating(benchmark::State& state, segmented_case c) {
   // and the kernel alone (the in-place plan over the same sources).
   // The words described, read off the encoded views so the count follows the encoder's layout.
   std::size_t descriptor_words = 0;
-  state.counters["stage_us"] = 1e6 * time_median(exec, [&] {
+  const time_spread stage = time_percentiles(exec, [&] {
     const auto e = kmask::detail::encode(
         exec,
         kmask::detail::describe(kmask::detail::arg_names{"bench"},
@@ -130,22 +153,44 @@ void run_allocating(benchmark::State& state, segmented_case c) {
     descriptor_words = e.offsets.extent(0) + e.count_scratch.extent(0) + 1 +
                        e.sources.extent(0) * sizeof(typename decltype(e.sources)::value_type) / sizeof(std::uint64_t);
   });
+  state.counters["stage_us"]     = 1e6 * stage.p50;
+  state.counters["stage_p99_us"] = 1e6 * stage.p99;
   // The upload inside stage_us alone (offsets, count scratch and source references).
-  state.counters["upload_us"]        = 1e6 * descriptor_upload_time(exec, descriptor_words);
-  state.counters["descriptor_MB"]    = 8e-6 * static_cast<double>(descriptor_words);
-  state.counters["kernel_us"] =
-      1e6 * time_median(exec, [&] { p->plan->execute(exec, kmask::bit_and{}, p->null_counts); });
-  // Allocating and releasing views of the result's shapes, fenced: the part of the call that is
-  // Kokkos' and the driver's (cudaMalloc, the allocation header's copy, cudaFree on CUDA).
+  state.counters["upload_us"]     = 1e6 * descriptor_upload_time(exec, descriptor_words);
+  state.counters["descriptor_MB"] = 8e-6 * static_cast<double>(descriptor_words);
+  const time_spread kernel =
+      time_percentiles(exec, [&] { p->plan->execute(exec, kmask::bit_and{}, p->null_counts); });
+  state.counters["kernel_us"]     = 1e6 * kernel.p50;
+  state.counters["kernel_p99_us"] = 1e6 * kernel.p99;
+  // Allocating views of the result's shapes and releasing them, each fenced and timed apart: the
+  // part of the call that is Kokkos' and the driver's (cudaMalloc and the allocation header's copy;
+  // cudaFree, which waits for the whole device, on CUDA). alloc_us is the two together, as before.
   const size_type row_words = kmask::allocation_size_bytes(c.size_bits) / static_cast<size_type>(sizeof(word_type));
-  state.counters["alloc_us"] = 1e6 * time_median(exec, [&] {
-    const kmask::segmented_result<memory_space> r{
+  std::vector<double> allocs, frees, both;
+  for (int i = 0; i <= 50; ++i) {
+    exec.fence();
+    Kokkos::Timer timer;
+    auto r = std::make_unique<kmask::segmented_result<memory_space>>(kmask::segmented_result<memory_space>{
         Kokkos::View<word_type**, Kokkos::LayoutRight, memory_space>(
             Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "bench::masks"), c.segments, row_words),
         Kokkos::View<size_type*, memory_space>(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "bench::counts"),
-                                               c.segments)};
+                                               c.segments)});
     exec.fence();
-  });
+    const double a = timer.seconds();
+    timer.reset();
+    r.reset();
+    exec.fence();
+    const double f = timer.seconds();
+    if (i == 0) continue;  // warm-up
+    allocs.push_back(a);
+    frees.push_back(f);
+    both.push_back(a + f);
+  }
+  state.counters["alloc_us"]          = 1e6 * spread_of(both).p50;
+  state.counters["alloc_only_p50_us"] = 1e6 * spread_of(allocs).p50;
+  state.counters["alloc_only_p99_us"] = 1e6 * spread_of(allocs).p99;
+  state.counters["free_p50_us"]       = 1e6 * spread_of(frees).p50;
+  state.counters["free_p99_us"]       = 1e6 * spread_of(frees).p99;
 }
 
 std::string case_name(const char* kind, const segmented_case& c, const char* op) {

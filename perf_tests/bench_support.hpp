@@ -232,6 +232,23 @@ double time_median(const exec_space& exec, F&& f) {
   return t[t.size() / 2];
 }
 
+// The median and the 99th percentile of `n` fenced runs of f (after one warm-up), in seconds:
+// where a call's tail comes from, phase by phase.
+struct time_spread {
+  double p50 = 0, p99 = 0;
+};
+inline time_spread spread_of(std::vector<double> t) {
+  std::sort(t.begin(), t.end());
+  return {t[t.size() / 2], t[std::min(t.size() - 1, t.size() * 99 / 100)]};
+}
+template <class F>
+time_spread time_percentiles(const exec_space& exec, F&& f, std::size_t n = 50) {
+  time_once(exec, f);
+  std::vector<double> t;
+  for (std::size_t i = 0; i < n; ++i) t.push_back(time_once(exec, f));
+  return spread_of(t);
+}
+
 // Kokkos::deep_copy moving `bytes` bytes in all (bytes / 2 read, bytes / 2 written).
 inline double same_bytes_copy_time(const exec_space& exec, size_type bytes) {
   const size_type n = std::max<size_type>(1, bytes / 2 / static_cast<size_type>(sizeof(word_type)));

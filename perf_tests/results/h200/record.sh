@@ -8,7 +8,7 @@
 #       docs/kokkos-versions.md says);
 #   build/host/perf_tests/kmask_benchmarks   the `host` preset (Serial + OpenMP);
 #   build/device-libs    the shared libraries the device image lacks (libbenchmark).
-# Usage: record.sh PART...   parts: info tests seg calls conc k46 host
+# Usage: record.sh PART...   parts: info tests seg-small seg-wide calls conc k46 host alloc threads ncu-tree
 # Results go to $OUT/record/PART-BUILD.{json,txt} and are tarred into $OUT/record.tar.gz (the
 # device tool returns at most 8 files a call).
 set -u
@@ -23,19 +23,27 @@ k34=build/cuda k46=build/k46-cuda
 calls='count_set_bits/|segmented_count_set_bits/|inplace_segmented_count_set_bits/|copy_bitmask/|batch_count/|move_bits/|make_masks/|superimpose_nulls_tree/'
 # Issue 18's cells of the segmented call: few-segment in place, allocating (p50 / p99).
 i18seg='segmented_binop/inplace/and/segments:10/masks:(4|16)/bits:(1048576|16777216)/|segmented_binop/alloc/and/segments:(1000|10000)/masks:(4|16)/bits:128/|segmented_binop/alloc/and/segments:(10|100)/masks:4/bits:1048576/'
+wide='segmented_binop/inplace/(and|or)/segments:(10|100|1000)/masks:(4|8|16)/bits:(1048576|16777216)/|segmented_binop/inplace/and/segments:10/masks:(4|16)/bits:134217728/'
+alloc='segmented_binop/alloc/and/segments:(1000|10000)/masks:(2|4|16)/bits:128/|segmented_binop/alloc/and/segments:(10|100)/masks:4/bits:1048576/'
 # The host floors' cells (>= 2^24 bits), on the device machine's 16 cores.
 host='segmented_binop/inplace/and/segments:(10|100)/masks:(4|16)/bits:(16777216|134217728)/|count_set_bits/(24|27)|copy_bitmask/(24|27)/|move_bits/(set_bits|copy_bits|segmented_copy_bits|inplace_concatenate)/|batch_count/|make_masks/|superimpose_nulls_tree/'
 
+# A device call may run 600 s: every process ends by the deadline (seconds from the start), so the
+# tar at the end always runs; a part past it is skipped and says so.
+deadline=${RECORD_DEADLINE:-585}
+left() { echo $((deadline - SECONDS)); }
 # bench BINARY NAME MIN_TIME FILTER: one benchmark process, JSON and text under $out.
 bench() {
   local s=$SECONDS
-  timeout 560 "$1" --benchmark_min_time="$3" "--benchmark_filter=$4" --benchmark_out="$out/$2.json" \
+  if [ "$(left)" -lt 20 ]; then echo "$2 skipped: past the deadline"; return; fi
+  timeout "$(left)" "$1" --benchmark_min_time="$3" "--benchmark_filter=$4" --benchmark_out="$out/$2.json" \
     --benchmark_out_format=json --benchmark_counters_tabular=true > "$out/$2.txt" 2>&1
   echo "$2 rc=$? $(grep -c manual_time "$out/$2.txt") cells, $((SECONDS - s)) s"
 }
 tests() {
   local s=$SECONDS
-  timeout 300 "$1/unit_tests/kmask_unit_tests_cuda" > "$out/unit-tests-$2.log" 2>&1
+  if [ "$(left)" -lt 60 ]; then echo "tests $2 skipped: past the deadline"; return; fi
+  timeout "$(left)" "$1/unit_tests/kmask_unit_tests_cuda" > "$out/unit-tests-$2.log" 2>&1
   echo "tests $2 rc=$? $(grep -E '^\[  PASSED|^\[  SKIPPED|^\[  FAILED' "$out/unit-tests-$2.log" | tr '\n' ' ') $((SECONDS - s)) s"
 }
 
@@ -48,8 +56,11 @@ for part in "$@"; do
       cat "$out/gpu.txt"
       ;;
     tests) tests $k34 kokkos-3.4.01 ;;
-    # Every segmented cell (the design note's table with its warp-per-segment and KokkosBlas peers).
-    seg) bench $k34/perf_tests/kmask_benchmarks seg-k34 0.02 'segmented_binop/' ;;
+    # The segmented cells with the warp-per-segment and KokkosBlas peers: every mask of 32 and 128
+    # bits (6.5 minutes: preparing 10^4-10^5 masks one allocation each is most of it), and the wide
+    # cells of the design note's table at 2^20 and 2^24 bits, the OR case and 10 segments at 2^27.
+    seg-small) bench $k34/perf_tests/kmask_benchmarks seg-small-k34 0.02 'segmented_binop/.*/bits:(32|128)/' ;;
+    seg-wide) bench $k34/perf_tests/kmask_benchmarks seg-wide-k34 0.02 "$wide" ;;
     calls) bench $k34/perf_tests/kmask_benchmarks calls-k34 0.02 "$calls" ;;
     # T host threads with a stream each against the same calls from one thread (issue 14).
     conc) bench $k34/perf_tests/kmask_benchmarks conc-k34 0.05 'concurrency/' ;;
@@ -57,6 +68,34 @@ for part in "$@"; do
     k46)
       tests $k46 kokkos-4.6.01
       KMASK_BENCH_NO_PEERS=1 bench $k46/perf_tests/kmask_benchmarks calls-k46 0.02 "$calls|$i18seg"
+      ;;
+    # Issue 18's allocating cells phase by phase (stage, kernel, allocation, release: p50 and p99),
+    # and the same with every mask carved from one allocation (diag-: not judged by floors.py).
+    alloc)
+      bench $k34/perf_tests/kmask_benchmarks alloc-k34 0.02 "$alloc"
+      KMASK_BENCH_POOLED_MASKS=1 bench $k34/perf_tests/kmask_benchmarks diag-pooled-alloc-k34 0.02 "$alloc"
+      ;;
+    # The 10000-segment allocating cells with the call's host pass on 1, 8 and 16 OpenMP threads
+    # (masks carved from one allocation, which makes them fast to prepare and keeps their tail).
+    threads)
+      for t in 1 8 16; do
+        OMP_NUM_THREADS=$t KMASK_BENCH_POOLED_MASKS=1 bench $k34/perf_tests/kmask_benchmarks diag-threads-$t-k34 0.02 \
+          'segmented_binop/alloc/and/segments:10000/masks:(4|8|16)/bits:(32|128)/'
+      done
+      ;;
+    # ncu of the struct tree's walk at 2^20 and 2^24 bits on both Kokkos builds (4.6.01 read 3x slower).
+    ncu-tree)
+      for b in k34 k46; do
+        bin=$k34
+        [ $b = k46 ] && bin=$k46
+        for bits in 1048576 16777216; do
+          timeout "$(left)" ncu --clock-control none --kernel-name-base demangled -k "regex:tree_" --launch-skip 2 \
+            --launch-count 2 --section SpeedOfLight --section LaunchStats --section Occupancy --section WarpStateStats \
+            $bin/perf_tests/kmask_benchmarks --benchmark_min_time=0.001 \
+            "--benchmark_filter=superimpose_nulls_tree/struct:1x8x8/bits:$bits/aligned" > "$out/ncu-tree-$bits-$b.txt" 2>&1
+          echo "ncu tree $bits $b rc=$? $(grep -E 'Duration|Registers Per|Achieved Occupancy' "$out/ncu-tree-$bits-$b.txt" | tr -s ' ' | tr '\n' ';')"
+        done
+      done
       ;;
     host) bench build/host/perf_tests/kmask_benchmarks host-openmp 0.05 "$host" ;;
     *) echo "unknown part $part" ;;
