@@ -8,7 +8,7 @@
 #       docs/kokkos-versions.md says);
 #   build/host/perf_tests/kmask_benchmarks   the `host` preset (Serial + OpenMP);
 #   build/device-libs    the shared libraries the device image lacks (libbenchmark).
-# Usage: record.sh PART...   parts: info tests seg-small seg-wide calls conc k46 host alloc threads ncu-tree
+# Usage: record.sh PART...   parts: info tests seg-small seg-wide calls conc k46 host alloc threads ncu-tree ncu-tree-sass
 # Results go to $OUT/record/PART-BUILD.{json,txt} and are tarred into $OUT/record.tar.gz (the
 # device tool returns at most 8 files a call).
 set -u
@@ -95,6 +95,20 @@ for part in "$@"; do
             "--benchmark_filter=superimpose_nulls_tree/struct:1x8x8/bits:$bits/aligned" > "$out/ncu-tree-$bits-$b.txt" 2>&1
           echo "ncu tree $bits $b rc=$? $(grep -E 'Duration|Registers Per|Achieved Occupancy' "$out/ncu-tree-$bits-$b.txt" | tr -s ' ' | tr '\n' ';')"
         done
+      done
+      ;;
+    # The tree's general walk at 2^24 bits with its SASS and stall samples, one page per build
+    # (device calls 5-10 ran these commands by hand).
+    ncu-tree-sass)
+      for b in k34 k46; do
+        bin=$k34
+        [ $b = k46 ] && bin=$k46
+        timeout "$(left)" ncu --clock-control none --kernel-name-base demangled -k regex:tree_gpu --launch-skip 2 \
+          --launch-count 1 --section SourceCounters --section WarpStateStats --page source --print-source sass --csv \
+          $bin/perf_tests/kmask_benchmarks --benchmark_min_time=0.001 \
+          --benchmark_filter=superimpose_nulls_tree/struct:1x8x8/bits:16777216/aligned > "$out/sass-tree-16777216-$b.csv" 2>&1
+        echo "ncu sass $b rc=$?"
+        gzip -9f "$out/sass-tree-16777216-$b.csv"
       done
       ;;
     host) bench build/host/perf_tests/kmask_benchmarks host-openmp 0.05 "$host" ;;
