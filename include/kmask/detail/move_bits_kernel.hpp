@@ -23,6 +23,7 @@
 #include <kmask/types.hpp>
 
 #include <cstdint>
+#include <cstring>
 #include <string>
 
 namespace kmask {
@@ -196,7 +197,14 @@ KOKKOS_INLINE_FUNCTION size_type move_run(const move_piece& p, size_type k0, siz
   size_type zeros              = 0;
   if (p.src == nullptr) {
     const word_type v = p.fill;
-    for (size_type k = k0; k < k1; ++k) d[k] = v;
+#if !defined(__CUDA_ARCH__) && !defined(__HIP_DEVICE_COMPILE__) && !defined(__SYCL_DEVICE_ONLY__)
+    // A CPU's memset writes whole cache lines without reading them first; a store loop reads each
+    // line it writes (read for ownership), twice a fill's memory traffic.
+    if (v == 0 || v == ~word_type{0})
+      std::memset(d + k0, v == 0 ? 0x00 : 0xFF, static_cast<std::size_t>(k1 - k0) * sizeof(word_type));
+    else
+#endif
+      for (size_type k = k0; k < k1; ++k) d[k] = v;
     zeros = (k1 - k0) * (word_bits - popcount32(v));
   } else {
     // Interior word k's bits start at source bit 32k + delta: word k + o, shifted by `shift`; the
