@@ -130,6 +130,13 @@ allocation_tally allocations_of(const exec_space& exec, F&& f) {
   return detail::current_tally();
 }
 
+// The q-quantile of non-empty samples v (the sample at index q * size, sorted).
+inline double quantile(std::vector<double> v, double q) {
+  std::sort(v.begin(), v.end());
+  const std::size_t i = std::min(v.size() - 1, static_cast<std::size_t>(q * static_cast<double>(v.size())));
+  return v[i];
+}
+
 // Per-call times of a benchmark's calls: host wall time of the fenced region and, on CUDA, the GPU
 // time between events recorded on the stream at its start and end. Reported as the mean GPU time
 // (gpu_us) and the host time's p50 / p90 / p99 / max, so the tail of a call is in the record next
@@ -179,11 +186,6 @@ class call_times {
   }
 
  private:
-  static double quantile(std::vector<double> v, double q) {
-    std::sort(v.begin(), v.end());
-    const std::size_t i = std::min(v.size() - 1, static_cast<std::size_t>(q * static_cast<double>(v.size())));
-    return v[i];
-  }
   gpu_clock clock_;
   std::vector<double> host_, gpu_;
 };
@@ -237,10 +239,7 @@ double time_median(const exec_space& exec, F&& f) {
 struct time_spread {
   double p50 = 0, p99 = 0;
 };
-inline time_spread spread_of(std::vector<double> t) {
-  std::sort(t.begin(), t.end());
-  return {t[t.size() / 2], t[std::min(t.size() - 1, t.size() * 99 / 100)]};
-}
+inline time_spread spread_of(const std::vector<double>& t) { return {quantile(t, 0.50), quantile(t, 0.99)}; }
 template <class F>
 time_spread time_percentiles(const exec_space& exec, F&& f, std::size_t n = 50) {
   time_once(exec, f);
