@@ -34,24 +34,37 @@ KOKKOS_FORCEINLINE_FUNCTION int popcount32(std::uint32_t x) noexcept {
 #endif
 }
 
-// Adds v to *p atomically. Kokkos 3.4 implements a signed 64-bit atomic add on CUDA as a CAS loop,
-// which collapses when hundreds of teams add into one segment's counter (measured: 20x slower end
-// to end); the unsigned 64-bit add is a native atomic and gives the same two's-complement result.
+// The unsigned 64-bit type Kokkos' native device atomics are declared for. Kokkos 3.4 implements a
+// signed 64-bit atomic add on CUDA as a CAS loop and has native overloads for `unsigned long long`
+// only; Kokkos 4 (desul) has native PTX for the fixed-width `std::uint64_t` / `std::int64_t` and
+// sends `unsigned long long` (a distinct type on LP64 targets) to a CAS loop instead. Either CAS
+// loop collapses when hundreds of teams add into one counter (measured: 20x slower end to end on
+// 3.4; 3-6x on 4.6.01's struct tree), so every 64-bit counter atomic goes through this type.
+#if KOKKOS_VERSION < 40000
+using atomic_u64 = unsigned long long;
+#else
+using atomic_u64 = std::uint64_t;
+#endif
+static_assert(sizeof(atomic_u64) == sizeof(std::int64_t), "64-bit counters");
+
+// Adds v to *p atomically (native unsigned 64-bit add; the same two's-complement result).
 KOKKOS_FORCEINLINE_FUNCTION void atomic_add_count(std::int64_t* p, std::int64_t v) noexcept {
-  static_assert(sizeof(unsigned long long) == sizeof(std::int64_t), "64-bit counters");
-  Kokkos::atomic_add(reinterpret_cast<unsigned long long*>(p), static_cast<unsigned long long>(v));
+  Kokkos::atomic_add(reinterpret_cast<atomic_u64*>(p), static_cast<atomic_u64>(v));
 }
 
-// *p += v atomically, returning the old value (native unsigned 64-bit atomics, as above).
+// *p += v atomically, returning the old value.
 KOKKOS_FORCEINLINE_FUNCTION std::int64_t atomic_fetch_add_count(std::int64_t* p, std::int64_t v) noexcept {
-  return static_cast<std::int64_t>(
-      Kokkos::atomic_fetch_add(reinterpret_cast<unsigned long long*>(p), static_cast<unsigned long long>(v)));
+  return static_cast<std::int64_t>(Kokkos::atomic_fetch_add(reinterpret_cast<atomic_u64*>(p), static_cast<atomic_u64>(v)));
 }
 
 // Replaces *p by v atomically, returning the old value.
 KOKKOS_FORCEINLINE_FUNCTION std::int64_t atomic_exchange_count(std::int64_t* p, std::int64_t v) noexcept {
-  return static_cast<std::int64_t>(
-      Kokkos::atomic_exchange(reinterpret_cast<unsigned long long*>(p), static_cast<unsigned long long>(v)));
+  return static_cast<std::int64_t>(Kokkos::atomic_exchange(reinterpret_cast<atomic_u64*>(p), static_cast<atomic_u64>(v)));
+}
+
+// *p = min(*p, v) atomically, for non-negative values.
+KOKKOS_FORCEINLINE_FUNCTION void atomic_min_count(std::int64_t* p, std::int64_t v) noexcept {
+  Kokkos::atomic_fetch_min(reinterpret_cast<atomic_u64*>(p), static_cast<atomic_u64>(v));
 }
 
 // Word `v` of lane `src` of this 32-lane CUDA warp; all 32 lanes must call it together. Only in
@@ -288,17 +301,6 @@ struct allocation_failure_report {
 #endif
   }
 };
-
-// How a GPU-form launch with one count per launch (the moving kernel's counted pieces,
-// count_set_bits) finishes it: on Kokkos 4, Kokkos' own team reduction into the count; on Kokkos
-// 3.x, kmask's ticket (each team adds its part, the last one to finish moves the sum out;
-// team_total.hpp). Measured on the H200 for the moving kernel (session 12):
-// the ticket form took 93 / 410 us on Kokkos 4.6.01 where the reduction took 25 / 38 us
-// (concatenate of 2^24 / 2^26 bits), and on Kokkos 3.4.01 the reduction lost (24-26 / 37-38 us
-// against 21-23 / 28-30).
-// count_set_bits took the ticket in session 16, measured on 3.4.01 only; on Kokkos 4 it keeps the
-// reduction it had.
-constexpr bool counts_by_kokkos_team_reduction = KOKKOS_VERSION >= 40000;
 
 // Kokkos::initialize with a number of host threads and warnings on or off, for programs that have
 // no command line to pass (the fuzz targets): Kokkos::InitArguments through 3.x (deprecated in 4,

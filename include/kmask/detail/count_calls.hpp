@@ -20,7 +20,7 @@ namespace kmask {
 namespace detail {
 // count_set_bits' GPU form (count_stride_functor), enqueued on `exec`: one launch of at most
 // count_gpu_teams_per_sm teams per SM, each thread's loads strided by the whole launch. Its total
-// and ticket are the staging lease's zeroed words (Kokkos 3.x; Kokkos 4 reduces). Where the kernels
+// and ticket are the staging lease's zeroed words. Where the kernels
 // can write the lease's page-locked host memory (CUDA), the count is written there, so the host
 // reads it after the fence with no copy back; elsewhere it is copied back. Returns after the fence.
 template <class ExecSpace>
@@ -39,16 +39,9 @@ size_type count_on_gpu(const char* label, const ExecSpace& exec, const word_type
   auto lease              = staging_pool<ExecSpace>::acquire(exec, 1, 1, std::string(label) + "::result");
   size_type* result       = reinterpret_cast<size_type*>(result_on_host ? lease.host() : lease.device());
   using functor           = count_stride_functor<ExecSpace, items>;
-  if constexpr (counts_by_kokkos_team_reduction) {
-    using result_space = std::conditional_t<result_on_host, staging_space, typename ExecSpace::memory_space>;
-    Kokkos::parallel_reduce(label, Kokkos::TeamPolicy<ExecSpace, finish_by_reduction>(exec, static_cast<int>(league), team),
-                            functor{m, first, stop, b, e, threads, league, nullptr, nullptr},
-                            Kokkos::View<size_type, result_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(result));
-  } else {
-    size_type* scratch = reinterpret_cast<size_type*>(lease.zeroed());
-    Kokkos::parallel_for(label, Kokkos::TeamPolicy<ExecSpace, finish_by_ticket>(exec, static_cast<int>(league), team),
-                         functor{m, first, stop, b, e, threads, league, scratch, result});
-  }
+  size_type* scratch      = reinterpret_cast<size_type*>(lease.zeroed());
+  Kokkos::parallel_for(label, Kokkos::TeamPolicy<ExecSpace>(exec, static_cast<int>(league), team),
+                       functor{m, first, stop, b, e, threads, league, scratch, result});
   if (!result_on_host) lease.download(0, 1);
   lease.fence();
   return *reinterpret_cast<const size_type*>(lease.host());

@@ -178,8 +178,7 @@ KOKKOS_INLINE_FUNCTION size_type count_range_share(size_type g, size_type T, con
 // count_set_bits' GPU form: every thread of the launch counts its share of the range
 // (count_range_share), the launch's T threads striding over the 16-byte units together. On Kokkos 3.x the teams' sums reach
 // `result` through add_team_part (team_total.hpp), so the launch needs no clearing before it and no
-// reduction pass after it; on Kokkos 4 Kokkos' reduction finishes it
-// (counts_by_kokkos_team_reduction, compat.hpp).
+// reduction pass after it.
 template <class ExecSpace, int Items>
 struct count_stride_functor {
   using member_type = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
@@ -195,16 +194,13 @@ struct count_stride_functor {
     return count_range_share<Items>(g, threads, m, first, stop, begin, end);
   }
 
-  KOKKOS_INLINE_FUNCTION void operator()(finish_by_ticket, const member_type& team) const {
+  KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
     const size_type g0 = static_cast<size_type>(team.league_rank()) * team.team_size();
     size_type set      = 0;
     Kokkos::parallel_reduce(
         Kokkos::TeamThreadRange(team, team.team_size()), [&](int r, size_type& acc) { acc += thread_count(g0 + r); },
         set);
     Kokkos::single(Kokkos::PerTeam(team), [&]() { add_team_part(scratch, league, set, result); });
-  }
-  KOKKOS_INLINE_FUNCTION void operator()(finish_by_reduction, const member_type& team, size_type& acc) const {
-    acc += thread_count(static_cast<size_type>(team.league_rank()) * team.team_size() + team.team_rank());
   }
 };
 

@@ -41,10 +41,8 @@ namespace detail {
 // "No bad index found": the identity of the first-bad-position minimum.
 constexpr size_type no_bad_position = std::numeric_limits<size_type>::max();
 
-// *p = min(*p, v) atomically, for non-negative positions (the unsigned 64-bit form is native on CUDA).
-KOKKOS_FORCEINLINE_FUNCTION void atomic_min_position(size_type* p, size_type v) noexcept {
-  Kokkos::atomic_fetch_min(reinterpret_cast<unsigned long long*>(p), static_cast<unsigned long long>(v));
-}
+// *p = min(*p, v) atomically, for non-negative positions.
+KOKKOS_FORCEINLINE_FUNCTION void atomic_min_position(size_type* p, size_type v) noexcept { atomic_min_count(p, v); }
 
 // Bit k of the result: whether byte k of `x` is non-zero (x read little-endian, as every kmask
 // target is): the high bit of each byte after adding 0x7F to its low seven bits, gathered by one

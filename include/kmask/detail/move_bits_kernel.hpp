@@ -348,18 +348,6 @@ struct move_team_functor {
   }
 };
 
-// The counted GPU form finished by a Kokkos team reduction into *null_count (where
-// counts_by_kokkos_team_reduction: compat.hpp says why); the functor's own ticket is not used.
-template <class ExecSpace, class Pieces>
-struct move_team_reduce_functor {
-  using member_type = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
-  move_team_functor<ExecSpace, Pieces, true> f;
-  KOKKOS_INLINE_FUNCTION void operator()(const member_type& team, size_type& sum) const {
-    const size_type nulls = f.team_nulls(team);
-    Kokkos::single(Kokkos::PerTeam(team), [&]() { sum += nulls; });
-  }
-};
-
 // The CPU form: one iteration per chunk of consecutive work items, each piece's part of it one
 // run (move_run); counted launches reduce the zeros and store them once.
 template <class Pieces>
@@ -420,14 +408,7 @@ void launch_move(const char* fn, const ExecSpace& exec, const Pieces& list, size
     } else {
       const move_team_functor<ExecSpace, Pieces, true> f{list, total_words, shape.team_words(), shape.items, league,
                                                          count};
-      if constexpr (counts_by_kokkos_team_reduction) {
-        Kokkos::parallel_reduce(
-            label, policy(exec, static_cast<int>(league), shape.team_size),
-            move_team_reduce_functor<ExecSpace, Pieces>{f},
-            Kokkos::View<size_type, typename ExecSpace::memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(out));
-      } else {
-        Kokkos::parallel_for(label, policy(exec, static_cast<int>(league), shape.team_size), f);
-      }
+      Kokkos::parallel_for(label, policy(exec, static_cast<int>(league), shape.team_size), f);
     }
   }
 }

@@ -1,7 +1,8 @@
 #ifndef KMASK_DETAIL_TEAM_TOTAL_HPP
 #define KMASK_DETAIL_TEAM_TOTAL_HPP
 
-// A launch's total over its teams without a Kokkos reduction (count_set_bits on Kokkos 3.x): each
+// A launch's total over its teams without a Kokkos reduction (count_set_bits, the moving kernel's
+// null count): each
 // team adds its part to a running total with one atomic and takes a ticket; the team that takes
 // the last one writes the total and leaves both words zero again, so they can live in a staging
 // lease's zeroed words (staging_pool::lease::zeroed) and the result can go straight to page-locked
@@ -12,11 +13,6 @@
 
 namespace kmask {
 namespace detail {
-
-// Work tags of a counting functor's two finishes: its teams' tickets (add_team_part) or Kokkos'
-// reduction over the launch (counts_by_kokkos_team_reduction, compat.hpp).
-struct finish_by_ticket {};
-struct finish_by_reduction {};
 
 // Called once per team (inside Kokkos::single(PerTeam)), `league` teams in all; scratch[0] is the
 // running total, scratch[1] the ticket, both zero before the launch.

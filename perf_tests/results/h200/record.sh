@@ -9,6 +9,7 @@
 #   build/host/perf_tests/kmask_benchmarks   the `host` preset (Serial + OpenMP);
 #   build/device-libs    the shared libraries the device image lacks (libbenchmark).
 # Usage: record.sh PART...   parts: info tests seg-small seg-wide calls conc k46 host alloc threads ncu-tree ncu-tree-sass
+#   ncu-move ncu-count k46-ticket
 # Results go to $OUT/record/PART-BUILD.{json,txt} and are tarred into $OUT/record.tar.gz (the
 # device tool returns at most 8 files a call).
 set -u
@@ -112,6 +113,39 @@ for part in "$@"; do
       done
       ;;
     host) bench build/host/perf_tests/kmask_benchmarks host-openmp 0.05 "$host" ;;
+    # The moving kernel where it is furthest from a copy (many pieces): its kernels' durations,
+    # occupancy and stalls, to split a call's time into host pass, upload and kernel.
+    ncu-move)
+      for f in 'move_bits/inplace_concatenate/log_bits:24/unaligned:0/pieces:(10|10000)/' \
+               'move_bits/segmented_copy_bits/log_bits:24/unaligned:0/pieces:1000/' 'move_bits/small/segmented_copy_bits'; do
+        name=$(echo "$f" | tr -c 'a-z0-9\n' '-' | tr -s '-')
+        timeout "$(left)" ncu --clock-control none --kernel-name-base demangled -k regex:move_team --launch-skip 4 \
+          --launch-count 2 --section SpeedOfLight --section LaunchStats --section Occupancy --section WarpStateStats \
+          $k34/perf_tests/kmask_benchmarks --benchmark_min_time=0.001 "--benchmark_filter=$f" > "$out/ncu-move-$name.txt" 2>&1
+        echo "ncu move $f rc=$? $(grep -E ' Duration|Achieved Occupancy|Grid Size' "$out/ncu-move-$name.txt" | tr -s ' ' | tr '\n' ';')"
+      done
+      ;;
+    # count_set_bits and copy_bitmask into a destination at 2^27 bits (0.64-0.80 of copy): their
+    # kernels' durations against the calls' host times, on both builds.
+    ncu-count)
+      for b in k34 k46; do
+        bin=$k34
+        [ $b = k46 ] && bin=$k46
+        for f in count_set_bits/27 copy_bitmask/27/0; do
+          timeout "$(left)" ncu --clock-control none --kernel-name-base demangled -k "regex:count_stride|move_team" \
+            --launch-skip 4 --launch-count 1 --section SpeedOfLight --section LaunchStats --section Occupancy \
+            $bin/perf_tests/kmask_benchmarks --benchmark_min_time=0.001 "--benchmark_filter=^$f/" \
+            > "$out/ncu-count-$(echo $f | tr / -)-$b.txt" 2>&1
+          echo "ncu $f $b rc=$? $(grep -E ' Duration|Grid Size|DRAM Throughput' "$out/ncu-count-$(echo $f | tr / -)-$b.txt" | tr -s ' ' | tr '\n' ';')"
+        done
+      done
+      ;;
+    # Kokkos 4.6.01 with every one-count launch finished by kmask's ticket instead of Kokkos' team
+    # reduction (build/k46-ticket: -DKMASK_EXPERIMENT_TICKET_COUNTS), the cells that choice touches.
+    k46-ticket)
+      KMASK_BENCH_NO_PEERS=1 bench build/k46-ticket/perf_tests/kmask_benchmarks diag-ticket-k46 0.02 \
+        'count_set_bits/|move_bits/inplace_concatenate/|copy_bitmask/'
+      ;;
     *) echo "unknown part $part" ;;
   esac
 done
