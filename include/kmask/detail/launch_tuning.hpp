@@ -113,9 +113,9 @@ struct launch_tuning {
   static constexpr int make_gpu_team = 256;
   // Words per GPU thread: 2 x 256 x 32 rows a team gives ~1 Ki teams at 2^24 rows, one resident wave.
   static constexpr size_type make_gpu_items = 2;
-  // Teams per SM a build (not a gather) launches at most, looping over blocks: Kokkos 3.4 finishes a team
-  // reduction by reading every team's partial in the last team, so fewer teams end sooner.
-  static constexpr size_type make_gpu_teams_per_sm = 2;
+  // Teams per SM a build (not a gather) launches at most, looping over blocks: half a resident
+  // wave; more teams each doing less measured slower, fewer left the SMs' loads too few in flight.
+  static constexpr size_type make_gpu_teams_per_sm = 4;
   // mask_to_bools: groups of 16 booleans per GPU thread, 256 apart: 4 x 4 KiB per team amortises
   // a team's start, and 2^24 booleans still make 1 Ki teams.
   static constexpr size_type bools_gpu_items = 4;

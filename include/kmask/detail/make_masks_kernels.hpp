@@ -13,13 +13,16 @@
 //    unaligned booleans are consecutive, one line per load. The warp loop is written in CUDA
 //    directly, not through Kokkos' nested ranges, whose per-bit bookkeeping cost more than the bit.
 // Elsewhere (the host, HIP, SYCL, the GPU form emulated on Serial) every Bits uses thread per word.
-// Both evaluate each predicate exactly once. The null count is a Kokkos::parallel_reduce into the
-// caller's counter (its last team writes the total, so no launch zeroes the counter first); a
+// Both evaluate each predicate exactly once. The null count goes to the caller's counter: on the
+// GPU form each team adds its part and the last one to finish writes the total (team_total.hpp),
+// on the CPU form by a Kokkos::parallel_reduce; either way no launch zeroes the counter first. A
 // reporting gather's first bad index position goes to an atomic minimum the caller presets.
 
 #include <kmask/detail/compat.hpp>
 #include <kmask/detail/launch_shape.hpp>
 #include <kmask/detail/launch_tuning.hpp>
+#include <kmask/detail/staging_pool.hpp>
+#include <kmask/detail/team_total.hpp>
 #include <kmask/detail/validation.hpp>
 #include <kmask/detail/word_access.hpp>
 #include <kmask/types.hpp>
@@ -303,9 +306,9 @@ struct build_words_functor {
 #endif
   }
 
-  // A team builds blocks league_rank, + league_size, ...: the launch is at most a resident wave of
-  // teams, so Kokkos' reduction over the teams' partial counts stays short.
-  KOKKOS_INLINE_FUNCTION void operator()(const member_type& team, size_type& nulls) const {
+  // A team builds blocks league_rank, + league_size, ...: a launch of at most a resident wave of
+  // teams (but gathers) loops over the blocks. `nulls` is this thread's part of the null count.
+  KOKKOS_INLINE_FUNCTION void build(const member_type& team, size_type& nulls) const {
     size_type bad = no_bad_position;
     for (size_type block = team.league_rank(); block < blocks; block += team.league_size()) {
 #if defined(__CUDA_ARCH__)
@@ -324,6 +327,26 @@ struct build_words_functor {
         if (bad != no_bad_position) atomic_min_position(first_bad, bad);
       });
     }
+  }
+
+  // The CPU form: Kokkos sums the threads' counts.
+  KOKKOS_INLINE_FUNCTION void operator()(const member_type& team, size_type& nulls) const { build(team, nulls); }
+};
+
+// The GPU form: the team's count goes out through the last-team-finishes ticket into *null_count,
+// `scratch` two words that are zero before the launch (and left zero after it).
+template <class ExecSpace, class Bits>
+struct build_words_ticket_functor {
+  using member_type = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
+  build_words_functor<ExecSpace, Bits> f;
+  size_type league;
+  size_type* scratch;
+  size_type* null_count;
+  KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
+    size_type nulls = 0;
+    f.build(team, nulls);
+    team.team_reduce(Kokkos::Sum<size_type>(nulls));
+    Kokkos::single(Kokkos::PerTeam(team), [&]() { add_team_part(scratch, league, nulls, null_count); });
   }
 };
 
@@ -364,9 +387,16 @@ void enqueue_build(const char* fn, const ExecSpace& exec, const Bits& bits, word
   check_league_size(fn, league);
   const build_words_functor<ExecSpace, Bits> f{bits, dest, size_bits, words, per_team, blocks, first_bad};
   const int team = runs_on_host<ExecSpace>() ? 1 : t::make_gpu_team;
-  Kokkos::parallel_reduce(std::string(fn) + "::words",
-                          Kokkos::TeamPolicy<ExecSpace>(exec, static_cast<int>(league), team), f,
-                          Kokkos::Sum<size_type, memory_space>(count));
+  const std::string label = std::string(fn) + "::words";
+  if constexpr (uses_cpu_kernels<ExecSpace>()) {
+    Kokkos::parallel_reduce(label, Kokkos::TeamPolicy<ExecSpace>(exec, static_cast<int>(league), team), f,
+                            Kokkos::Sum<size_type, memory_space>(count));
+  } else {
+    const auto lease = staging_pool<ExecSpace>::acquire(exec, 1, 1, std::string(fn) + "::count_scratch");
+    auto* scratch    = reinterpret_cast<size_type*>(lease.zeroed());
+    Kokkos::parallel_for(label, Kokkos::TeamPolicy<ExecSpace>(exec, static_cast<int>(league), team),
+                         build_words_ticket_functor<ExecSpace, Bits>{f, league, scratch, null_count});
+  }
 }
 
 // The predicate's bits, 32-bit indices when every index fits.
