@@ -9,7 +9,7 @@
 #   build/host/perf_tests/kmask_benchmarks   the `host` preset (Serial + OpenMP);
 #   build/device-libs    the shared libraries the device image lacks (libbenchmark).
 # Usage: record.sh PART...   parts: info tests seg-small seg-wide calls conc k46 host alloc threads ncu-tree ncu-tree-sass
-#   ncu-move ncu-count k46-ticket
+#   ncu-move ncu-count ncu-make make-teams k46-ticket
 # Results go to $OUT/record/PART-BUILD.{json,txt} and are tarred into $OUT/record.tar.gz (the
 # device tool returns at most 8 files a call).
 set -u
@@ -137,6 +137,29 @@ for part in "$@"; do
             $bin/perf_tests/kmask_benchmarks --benchmark_min_time=0.001 "--benchmark_filter=^$f/" \
             > "$out/ncu-count-$(echo $f | tr / -)-$b.txt" 2>&1
           echo "ncu $f $b rc=$? $(grep -E ' Duration|Grid Size|DRAM Throughput' "$out/ncu-count-$(echo $f | tr / -)-$b.txt" | tr -s ' ' | tr '\n' ';')"
+        done
+      done
+      ;;
+    # The making calls furthest below copy speed (issue 16): compute or memory bound, per kernel.
+    ncu-make)
+      for f in inplace_valid_if/mod3/26 inplace_bools_to_mask/uint8/26/0 inplace_bools_to_mask/uint8/unaligned/24/1 \
+               inplace_gather_bits/int32/sorted/24/0 inplace_gather_bits/int32/random/24/1 inplace_mask_to_bools/24/0; do
+        timeout "$(left)" ncu --clock-control none --kernel-name-base demangled -k "regex:build_words|bools" \
+          --launch-skip 4 --launch-count 1 --section SpeedOfLight --section LaunchStats --section Occupancy \
+          --section WarpStateStats --section ComputeWorkloadAnalysis $k34/perf_tests/kmask_benchmarks \
+          --benchmark_min_time=0.001 "--benchmark_filter=^make_masks/$f/" > "$out/ncu-make-$(echo $f | tr / -).txt" 2>&1
+        echo "ncu $f rc=$? $(grep -E ' Duration|Compute \(SM\) Throughput|DRAM Throughput|Achieved Occupancy|Issue Slots Busy' "$out/ncu-make-$(echo $f | tr / -).txt" | tr -s ' ' | tr '\n' ';')"
+      done
+      ;;
+    # The making calls with their counts finished by ticket at 8 teams per SM (build/cuda) against
+    # 2 and 4 (build/cuda-t2, build/cuda-t4: -DKMASK_EXPERIMENT_MAKE_TEAMS_PER_SM=2 or 4, a define
+    # that existed only for those builds), alternated, two rounds (MAKE_ROUND names the files).
+    make-teams)
+      for r in 1 2; do
+        for t in 2 4 8; do
+          bin=build/cuda-t$t
+          [ $t = 8 ] && bin=$k34
+          KMASK_BENCH_NO_PEERS=1 bench $bin/perf_tests/kmask_benchmarks diag-make-t$t-${MAKE_ROUND:-r}$r-k34 0.02 'make_masks/'
         done
       done
       ;;
