@@ -154,6 +154,7 @@ for part in "$@"; do
     # The making calls with their counts finished by ticket at 8 teams per SM (build/cuda) against
     # 2 and 4 (build/cuda-t2, build/cuda-t4: -DKMASK_EXPERIMENT_MAKE_TEAMS_PER_SM=2 or 4, a define
     # that existed only for those builds), alternated, two rounds (MAKE_ROUND names the files).
+    # The define is gone since b3ab413 fixed the value at 4: this is the command calls 19.4-19.6 ran.
     make-teams)
       for r in 1 2; do
         for t in 2 4 8; do
@@ -165,6 +166,7 @@ for part in "$@"; do
       ;;
     # Kokkos 4.6.01 with every one-count launch finished by kmask's ticket instead of Kokkos' team
     # reduction (build/k46-ticket: -DKMASK_EXPERIMENT_TICKET_COUNTS), the cells that choice touches.
+    # The define was in the uncommitted tree of device call 19.1 only; this is the command that ran.
     k46-ticket)
       KMASK_BENCH_NO_PEERS=1 bench build/k46-ticket/perf_tests/kmask_benchmarks diag-ticket-k46 0.02 \
         'count_set_bits/|move_bits/inplace_concatenate/|copy_bitmask/'
