@@ -7,6 +7,7 @@
 
 #include <kmask/detail/compat.hpp>
 #include <kmask/detail/cpu_word_passes.hpp>
+#include <kmask/detail/host_simd.hpp>
 #include <kmask/detail/launch_shape.hpp>
 #include <kmask/detail/staging_pool.hpp>
 #include <kmask/detail/team_total.hpp>
@@ -18,15 +19,6 @@
 #include <cstring>
 #include <string>
 #include <vector>
-// AVX-512 counting on x86-64 hosts (avx512_popcnt_words), chosen at run time. Not in CUDA, HIP or
-// SYCL compilations: their front ends need not accept AVX-512 intrinsics (their host spaces keep popcnt).
-#if (defined(__x86_64__) || defined(_M_X64)) && !defined(__CUDACC__) && !defined(__HIPCC__) && \
-    !defined(SYCL_LANGUAGE_VERSION) &&                                                         \
-    ((defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 8) || (defined(__clang__) && __clang_major__ >= 6))
-#define KMASK_HOST_AVX512_POPCNT 1
-#include <immintrin.h>
-#endif
-
 namespace kmask {
 namespace detail {
 
@@ -37,51 +29,6 @@ KOKKOS_FORCEINLINE_FUNCTION int set_bits_in_range(word_type word, size_type w, s
   if (end < lo + word_bits) word &= (word_type{1} << (end - lo)) - 1;
   return popcount32(word);
 }
-
-#if (defined(__x86_64__) || defined(_M_X64)) && (defined(__GNUC__) || defined(__clang__))
-#define KMASK_HOST_POPCNT 1
-// Set bits of words [lo, hi) of `m` with the popcnt instruction, 64 bits at a time and four sums
-// apart (its latency is 3 cycles, its throughput one a cycle). Compiled for popcnt whatever the
-// build targets; called only where the processor has it (host_has_popcnt).
-__attribute__((target("popcnt"))) inline size_type popcnt_words(const word_type* m, size_type lo, size_type hi) {
-  std::uint64_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-  size_type w = lo;
-  for (; w + 8 <= hi; w += 8) {
-    std::uint64_t x[4];
-    std::memcpy(x, m + w, sizeof(x));
-    s0 += static_cast<std::uint64_t>(__builtin_popcountll(x[0]));
-    s1 += static_cast<std::uint64_t>(__builtin_popcountll(x[1]));
-    s2 += static_cast<std::uint64_t>(__builtin_popcountll(x[2]));
-    s3 += static_cast<std::uint64_t>(__builtin_popcountll(x[3]));
-  }
-  for (; w < hi; ++w) s0 += static_cast<std::uint64_t>(__builtin_popcount(m[w]));
-  return static_cast<size_type>(s0 + s1 + s2 + s3);
-}
-inline bool host_has_popcnt() {
-  static const bool yes = __builtin_cpu_supports("popcnt");
-  return yes;
-}
-
-// The same with AVX-512's VPOPCNTDQ, sixteen words an instruction: scalar popcnt, one 64-bit word a
-// cycle, held a 16-core host count to ~150 GB/s from cache. Called only where the processor has it.
-#if defined(KMASK_HOST_AVX512_POPCNT)
-__attribute__((target("avx512f,avx512vpopcntdq,popcnt"))) inline size_type avx512_popcnt_words(const word_type* m,
-                                                                                              size_type lo,
-                                                                                              size_type hi) {
-  __m512i s0 = _mm512_setzero_si512(), s1 = _mm512_setzero_si512();
-  size_type w = lo;
-  for (; w + 32 <= hi; w += 32) {
-    s0 = _mm512_add_epi64(s0, _mm512_popcnt_epi64(_mm512_loadu_si512(static_cast<const void*>(m + w))));
-    s1 = _mm512_add_epi64(s1, _mm512_popcnt_epi64(_mm512_loadu_si512(static_cast<const void*>(m + w + 16))));
-  }
-  return static_cast<size_type>(_mm512_reduce_add_epi64(_mm512_add_epi64(s0, s1))) + popcnt_words(m, w, hi);
-}
-inline bool host_has_avx512_popcnt() {
-  static const bool yes = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vpopcntdq");
-  return yes;
-}
-#endif
-#endif
 
 // Set bits of words [first, stop) of `m` inside bits [begin, end), on one CPU thread: the words
 // wholly inside the range with AVX-512 or popcnt where the processor has it, else through a loop of shifts,
@@ -100,12 +47,8 @@ KOKKOS_INLINE_FUNCTION size_type count_words_on_cpu(const word_type* m, size_typ
   }
   for (size_type w = first; w < lo; ++w) set += set_bits_in_range(m[w], w, begin, end);
   for (size_type w = hi; w < stop; ++w) set += set_bits_in_range(m[w], w, begin, end);
-#if defined(KMASK_HOST_POPCNT) && !defined(__CUDA_ARCH__) && !defined(__HIP_DEVICE_COMPILE__) && \
-    !defined(__SYCL_DEVICE_ONLY__)
-#if defined(KMASK_HOST_AVX512_POPCNT)
-  if (hi - lo >= 64 && host_has_avx512_popcnt()) return set + avx512_popcnt_words(m, lo, hi);
-#endif
-  if (host_has_popcnt()) return set + popcnt_words(m, lo, hi);
+#if defined(KMASK_HOST_POPCNT)
+  if (host_has_popcnt()) return set + host_popcount_words(m, lo, hi);
 #endif
   for (size_type w0 = lo; w0 < hi; w0 += max_half_count_words) {
     const size_type w1 = hi - w0 < max_half_count_words ? hi : w0 + max_half_count_words;

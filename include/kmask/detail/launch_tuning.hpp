@@ -121,6 +121,9 @@ struct launch_tuning {
   static constexpr size_type bools_gpu_items = 4;
   // Words one host team (one thread) builds: 64 Ki rows, enough teams to balance 16 threads at 2^24 rows.
   static constexpr size_type make_cpu_team_words = 2048;
+  // mask_to_bools, CPU form: one host thread's run of source words (32 KiB of booleans written):
+  // long enough to stream, 512 runs at 2^24 rows to balance 16 threads.
+  static constexpr size_type bools_cpu_chunk_words = 1024;
 };
 
 }  // namespace detail

@@ -19,6 +19,7 @@
 // reporting gather's first bad index position goes to an atomic minimum the caller presets.
 
 #include <kmask/detail/compat.hpp>
+#include <kmask/detail/host_simd.hpp>
 #include <kmask/detail/launch_shape.hpp>
 #include <kmask/detail/launch_tuning.hpp>
 #include <kmask/detail/staging_pool.hpp>
@@ -65,6 +66,7 @@ struct predicate_bits {
   static constexpr bool reports_bad = false;
   static constexpr bool by_lane     = false;
   static constexpr bool few_teams   = true;  // see enqueue_build
+  static constexpr bool cpu_block   = false;  // see build_words_functor::by_thread
   KOKKOS_FORCEINLINE_FUNCTION bool at(size_type first, std::uint32_t first32, int k) const {
     if (Narrow) return pred(static_cast<size_type>(first32 + static_cast<std::uint32_t>(k)));
     return pred(first + k);
@@ -101,7 +103,20 @@ struct bool_bits {
   // The lane-per-bit build (unaligned values) loads a warp's 32 rows' bytes before its ballots.
   static constexpr bool lane_loads_first = true;
   static constexpr bool few_teams        = true;
+  static constexpr bool cpu_block        = true;
   using lane_type                        = std::uint8_t;
+  // The CPU form's whole words [w0, w1) into dest[w0, w1) at once, their set bits in `set`, where
+  // the host has AVX512BW (a byte test makes two words); false, nothing written, elsewhere.
+  KOKKOS_INLINE_FUNCTION bool cpu_words(size_type w0, size_type w1, word_type* dest, size_type& set) const {
+#if defined(KMASK_HOST_AVX512)
+    if (host_has_avx512bw()) {
+      set = avx512_bytes_to_words(reinterpret_cast<const std::uint8_t*>(values + w0 * word_bits), w1 - w0, dest + w0);
+      return true;
+    }
+#endif
+    (void)w0, (void)w1, (void)dest, (void)set;
+    return false;
+  }
   KOKKOS_FORCEINLINE_FUNCTION std::uint8_t lane_load(size_type row) const {
     return static_cast<std::uint8_t>(values[row]);
   }
@@ -115,7 +130,7 @@ struct bool_bits {
         const ulonglong2 b = reinterpret_cast<const ulonglong2*>(v)[1];
         return nonzero_bytes(a.x) | nonzero_bytes(a.y) << 8 | nonzero_bytes(b.x) << 16 | nonzero_bytes(b.y) << 24;
       }
-#elif defined(__SSE2__) && !defined(__HIP_DEVICE_COMPILE__) && !defined(__SYCL_DEVICE_ONLY__)
+#elif defined(__SSE2__) && KMASK_DETAIL_HOST_PASS
       // x86-64 hosts: a byte compare and movemask per 16 bytes, a quarter of the scalar form's work.
       const __m128i zero = _mm_setzero_si128();
       const __m128i a    = _mm_loadu_si128(reinterpret_cast<const __m128i*>(v));
@@ -164,6 +179,7 @@ struct gathered_bits {
   static constexpr bool lane_loads_first = false;
   // Each lane's source load waits on its index load: a gather needs every warp an SM holds.
   static constexpr bool few_teams = false;
+  static constexpr bool cpu_block = false;
   KOKKOS_INLINE_FUNCTION bool bit(size_type i, bool& bad) const {
     const size_type j = static_cast<size_type>(indices[i]);
     if (!in_range(j)) {
@@ -242,7 +258,17 @@ struct build_words_functor {
         }
       }
     } else {
-      for (size_type w = w0 + team.team_rank(); w < w1; w += t) {
+      size_type w = w0 + team.team_rank();
+      if constexpr (Bits::cpu_block && uses_cpu_kernels<ExecSpace>()) {
+        // One thread a team: the block's whole words at once where Bits has a wide form for them.
+        const size_type full = w1 < size_bits / word_bits ? w1 : size_bits / word_bits;
+        size_type set        = 0;
+        if (t == 1 && w < full && bits.cpu_words(w, full, dest, set)) {
+          nulls += (full - w) * word_bits - set;
+          w = full;
+        }
+      }
+      for (; w < w1; w += t) {
         const int n       = rows_in_word(w, size_bits);
         const word_type v = n == 0 ? word_type{0} : bits.word(w * word_bits, n, bad);
         dest[w]           = v;
@@ -428,7 +454,7 @@ KOKKOS_FORCEINLINE_FUNCTION std::uint64_t bits_to_bytes(std::uint64_t b) {
 
 // The 32 booleans of `w` at `o` (any alignment).
 KOKKOS_FORCEINLINE_FUNCTION void store_32_bools(bool* o, word_type w) {
-#if defined(__SSE2__) && !defined(__CUDA_ARCH__) && !defined(__HIP_DEVICE_COMPILE__) && !defined(__SYCL_DEVICE_ONLY__)
+#if defined(__SSE2__) && KMASK_DETAIL_HOST_PASS
   // Byte k of a 16-byte vector holds bit k's byte of `w`, tested against bit k % 8.
   const __m128i select = _mm_set_epi8(-128, 64, 32, 16, 8, 4, 2, 1, -128, 64, 32, 16, 8, 4, 2, 1);
   const __m128i one    = _mm_set1_epi8(1);
@@ -457,7 +483,7 @@ KOKKOS_FORCEINLINE_FUNCTION word_type mask_bits_at(const word_type* mask, size_t
 }
 
 // Enqueues out[i] = bit (base + i) of `mask` for i in [0, n) (`mask` null: all true). The CPU form
-// writes one word's 32 booleans per iteration, eight at a time; the GPU form 16 booleans per
+// writes a run of words' booleans per iteration (below); the GPU form 16 booleans per
 // aligned 16-byte store (a warp writes 512 consecutive bytes), in teams so that each thread
 // writes several groups.
 template <class ExecSpace>
@@ -468,16 +494,32 @@ void enqueue_mask_to_bools(const char* fn, const ExecSpace& exec, bool* out, con
   using range = Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<size_type>>;
   const std::string label = std::string(fn) + "::bools";
   if constexpr (uses_cpu_kernels<ExecSpace>()) {
-    Kokkos::parallel_for(label, range(exec, 0, num_words(n)), KOKKOS_LAMBDA(size_type g) {
-      const size_type first = g * word_bits;
-      const int count       = n - first >= word_bits ? static_cast<int>(word_bits) : static_cast<int>(n - first);
-      const word_type w     = mask_bits_at(mask, base + first, count, flip);
-      bool* o               = out + first;
-      if (count == static_cast<int>(word_bits)) {
-        store_32_bools(o, w);
-        return;
+    // A run of bools_cpu_chunk_words source words per iteration: its whole words at once where the
+    // host has AVX512BW, the rest (and every word elsewhere) a word at a time, eight booleans a store.
+    constexpr size_type chunk = launch_tuning<ExecSpace>::bools_cpu_chunk_words;
+    const size_type words     = num_words(n);
+    Kokkos::parallel_for(label, range(exec, 0, (words + chunk - 1) / chunk), KOKKOS_LAMBDA(size_type c) {
+      size_type g        = c * chunk;
+      const size_type g1 = g + chunk < words ? g + chunk : words;
+#if defined(KMASK_HOST_AVX512)
+      const size_type full = g1 < n / word_bits ? g1 : n / word_bits;
+      if (mask != nullptr && g < full && host_has_avx512bw()) {
+        const size_type q = base + g * word_bits;
+        avx512_words_to_bools(mask + q / word_bits, static_cast<int>(q % word_bits), flip, full - g, out + g * word_bits);
+        g = full;
       }
-      for (int k = 0; k < count; ++k) o[k] = ((w >> k) & 1u) != 0;
+#endif
+      for (; g < g1; ++g) {
+        const size_type first = g * word_bits;
+        const int count       = n - first >= word_bits ? static_cast<int>(word_bits) : static_cast<int>(n - first);
+        const word_type w     = mask_bits_at(mask, base + first, count, flip);
+        bool* o               = out + first;
+        if (count == static_cast<int>(word_bits)) {
+          store_32_bools(o, w);
+          continue;
+        }
+        for (int k = 0; k < count; ++k) o[k] = ((w >> k) & 1u) != 0;
+      }
     });
   } else {
     // Groups of 16 booleans from the first 16-byte boundary of `out`: thread r of a team of T takes

@@ -15,6 +15,7 @@
 
 #include <kmask/detail/compat.hpp>
 #include <kmask/detail/cpu_word_passes.hpp>
+#include <kmask/detail/host_simd.hpp>
 #include <kmask/detail/launch_shape.hpp>
 #include <kmask/detail/launch_tuning.hpp>
 #include <kmask/detail/team_total.hpp>
@@ -51,6 +52,9 @@ KOKKOS_INLINE_FUNCTION size_type piece_words(const move_piece& p) { return num_w
 
 // Work items of a GPU thread's group: one 16-byte store.
 constexpr size_type move_group_words = 4;
+
+// Words a counted CPU-form run copies before counting them: 8 KiB, well inside L1.
+constexpr size_type move_cpu_count_block_words = 2048;
 
 // Work items piece `p` takes when its work starts at item `first`: with `align_groups` (the GPU
 // form) its lead is set so that item first + lead is congruent to its first destination word's
@@ -183,6 +187,26 @@ KOKKOS_INLINE_FUNCTION size_type move_group(const move_piece& p, size_type k) {
   return zeros;
 }
 
+#if defined(KMASK_HOST_POPCNT)
+// A counted CPU-form run where the host has popcnt: copies a block of d[k] = source word k ^ fill
+// (s[k], or s[k], s[k + 1] shifted), then counts it while it is in L1; the baseline's portable
+// count inside the copy loop cost more than the copy. Returns the set bits written. Kept out of
+// move_run so that its uncounted loops compile as before (inlined, vectorised).
+inline size_type copy_and_count_on_host(word_type* KOKKOS_RESTRICT d, const word_type* KOKKOS_RESTRICT s, size_type n,
+                                        int shift, word_type fill) {
+  size_type set = 0;
+  for (size_type b = 0; b < n; b += move_cpu_count_block_words) {
+    const size_type m = n - b < move_cpu_count_block_words ? n - b : move_cpu_count_block_words;
+    if (shift == 0)
+      for (size_type k = b; k < b + m; ++k) d[k] = s[k] ^ fill;
+    else
+      for (size_type k = b; k < b + m; ++k) d[k] = shifted_word(s, k, shift) ^ fill;
+    set += host_popcount_words(d, b, b + m);
+  }
+  return set;
+}
+#endif
+
 // Piece-local words [k0, k1) of `p`, written in order by one thread: the edge words (whose other
 // bits may be another piece's) through move_word's atomics, the words between them as plain
 // stores in a loop a CPU vectorises. Returns the zeros written when the piece is counted.
@@ -197,7 +221,7 @@ KOKKOS_INLINE_FUNCTION size_type move_run(const move_piece& p, size_type k0, siz
   size_type zeros              = 0;
   if (p.src == nullptr) {
     const word_type v = p.fill;
-#if !defined(__CUDA_ARCH__) && !defined(__HIP_DEVICE_COMPILE__) && !defined(__SYCL_DEVICE_ONLY__)
+#if KMASK_DETAIL_HOST_PASS
     // A CPU's memset writes whole cache lines without reading them first; a store loop reads each
     // line it writes (read for ownership), twice a fill's memory traffic.
     if (v == 0 || v == ~word_type{0})
@@ -222,10 +246,13 @@ KOKKOS_INLINE_FUNCTION size_type move_run(const move_piece& p, size_type k0, siz
     } else if (!p.counted) {
       for (size_type k = 0; k < n; ++k) d[k] = shifted_word(s, k, shift) ^ fill;
     } else {
+      size_type set = 0;
+#if defined(KMASK_HOST_POPCNT)
+      if (host_has_popcnt()) return nulls + (n * word_bits - copy_and_count_on_host(d, s, n, shift, fill));
+#endif
       // The CPU form's one-source pass (cpu_word_passes.hpp) copies and counts a block at a time.
       const int sh[cpu_pass_sources]        = {shift, shift, shift, shift};
       const word_type fl[cpu_pass_sources]  = {fill, fill, fill, fill};
-      size_type set                         = 0;
       for (size_type b = 0; b < n; b += max_half_count_words) {
         const word_type* const at[cpu_pass_sources] = {s + b, s + b, s + b, s + b};
         const size_type m = n - b < max_half_count_words ? n - b : max_half_count_words;

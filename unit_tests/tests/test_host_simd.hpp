@@ -1,0 +1,102 @@
+// The host's wide loops (detail/host_simd.hpp, move_bits_kernel.hpp's copy_and_count_on_host),
+// checked directly against the reference: the calls reach them only where the processor has the
+// instructions and only for some shapes, so a wrong tail or shift could hide behind the generic
+// loops elsewhere. Each is given exactly the bytes it may read, and poison after what it may write.
+
+namespace kmask_host_simd_test {
+
+// Word counts around the loops' steps (2 words, 32 words, 2048-word blocks) and a few random ones.
+inline std::vector<size_type> word_counts(std::mt19937_64& rng) {
+  std::vector<size_type> n = {0, 1, 2, 3, 31, 32, 33, 63, 64, 65, 2047, 2048, 2049, 4097};
+  for (int i = 0; i < 12; ++i) n.push_back(static_cast<size_type>(rng() % 300));
+  return n;
+}
+
+inline std::string join_skipped(const std::vector<std::string>& skipped) {
+  std::string why;
+  for (const auto& s : skipped) why += (why.empty() ? "" : "; ") + s;
+  return why;
+}
+
+}  // namespace kmask_host_simd_test
+
+TEST(TEST_CATEGORY, host_wide_bytes_to_words_and_back) {
+#if !defined(KMASK_HOST_AVX512)
+  GTEST_SKIP() << "the AVX-512 byte loops are not compiled in (not an x86-64 host compilation by GCC >= 8 or "
+                  "Clang >= 6); the calls' generic loops are checked by the make-masks tests";
+#else
+  if (!kmask::detail::host_has_avx512bw())
+    GTEST_SKIP() << "this processor has no AVX512F + AVX512BW; the calls' generic loops are checked by the "
+                    "make-masks tests";
+  std::mt19937_64 rng(base_seed() + 61);
+  for (const size_type words : kmask_host_simd_test::word_counts(rng)) {
+    // Bytes to words: arbitrary non-zero bytes, exactly 32 * words of them.
+    std::vector<std::uint8_t> bytes(static_cast<std::size_t>(32 * words));
+    for (auto& b : bytes) b = rng() % 3 == 0 ? std::uint8_t{0} : static_cast<std::uint8_t>(1 + rng() % 255);
+    const ref::result expect = ref::from_bytes(bytes);
+    std::vector<word_type> out(static_cast<std::size_t>(words) + 2, poison);
+    const size_type set = kmask::detail::avx512_bytes_to_words(bytes.data(), words, out.data());
+    ASSERT_EQ(set, 32 * words - expect.nulls) << "bytes to words, " << words << " words; " << seed_note(base_seed());
+    for (size_type w = 0; w < words; ++w)
+      ASSERT_EQ(out[static_cast<std::size_t>(w)], expect.mask[static_cast<std::size_t>(w)]) << "word " << w << " of " << words;
+    ASSERT_EQ(out[static_cast<std::size_t>(words)], poison) << "wrote past " << words << " words";
+    ASSERT_EQ(out[static_cast<std::size_t>(words) + 1], poison) << "wrote past " << words << " words";
+
+    // Words to bools at every shift, plain and flipped: the source holds exactly the words the
+    // bits span (one more when shifted).
+    for (int shift = 0; shift < 32; ++shift) {
+      for (const word_type flip : {word_type{0}, ~word_type{0}}) {
+        const ref::words m = random_words(rng, static_cast<std::size_t>(words) + (shift > 0 && words > 0 ? 1 : 0));
+        std::vector<std::uint8_t> bools(static_cast<std::size_t>(32 * words) + 64, 7);
+        kmask::detail::avx512_words_to_bools(m.data(), shift, flip, words, reinterpret_cast<bool*>(bools.data()));
+        const auto want = ref::to_bools(&m, shift, shift + 32 * words);
+        for (size_type i = 0; i < 32 * words; ++i) {
+          const int v = want[static_cast<std::size_t>(i)] ^ (flip != 0 ? 1 : 0);
+          ASSERT_EQ(static_cast<int>(bools[static_cast<std::size_t>(i)]), v)
+              << "words to bools, " << words << " words, shift " << shift << ", flip " << (flip != 0) << ", row " << i
+              << "; " << seed_note(base_seed());
+        }
+        for (std::size_t i = static_cast<std::size_t>(32 * words); i < bools.size(); ++i)
+          ASSERT_EQ(bools[i], 7) << "wrote byte " << i << " past " << 32 * words << " booleans";
+      }
+    }
+  }
+#endif
+}
+
+TEST(TEST_CATEGORY, host_copy_then_count_blocks) {
+#if !defined(KMASK_HOST_POPCNT)
+  GTEST_SKIP() << "the popcnt copy-and-count loop is not compiled in (not an x86-64 host compilation by GCC or "
+                  "Clang); the calls' generic loop is checked by the move-bits tests";
+#else
+  if (!kmask::detail::host_has_popcnt())
+    GTEST_SKIP() << "this processor has no popcnt; the calls' generic loop is checked by the move-bits tests";
+  std::mt19937_64 rng(base_seed() + 62);
+  for (const size_type n : kmask_host_simd_test::word_counts(rng)) {
+    for (int shift = 0; shift < 32; shift += (n > 300 ? 7 : 1)) {
+      for (const word_type fill : {word_type{0}, ~word_type{0}}) {
+        const ref::words s = random_words(rng, static_cast<std::size_t>(n) + (shift > 0 ? 1 : 0));
+        std::vector<word_type> d(static_cast<std::size_t>(n) + 1, poison);
+        const size_type set = kmask::detail::copy_and_count_on_host(d.data(), s.data(), n, shift, fill);
+        ref::words want(static_cast<std::size_t>(n), 0);
+        for (size_type i = 0; i < 32 * n; ++i) ref::set_bit(want, i, ref::get_bit(s, shift + i) ^ (fill != 0 ? 1 : 0));
+        for (size_type k = 0; k < n; ++k)
+          ASSERT_EQ(d[static_cast<std::size_t>(k)], want[static_cast<std::size_t>(k)])
+              << "word " << k << " of " << n << ", shift " << shift << ", fill " << (fill != 0) << "; "
+              << seed_note(base_seed());
+        ASSERT_EQ(d[static_cast<std::size_t>(n)], poison) << "wrote past " << n << " words";
+        ASSERT_EQ(set, ref::count_set(want, 0, 32 * n)) << n << " words, shift " << shift << ", fill " << (fill != 0);
+      }
+    }
+  }
+  // The count picks AVX-512 from 64 words where the processor has VPOPCNTDQ; say so when it has not.
+  std::vector<std::string> skipped;
+#if !defined(KMASK_HOST_AVX512)
+  skipped.push_back("its AVX-512 count (not compiled in)");
+#else
+  if (!kmask::detail::host_has_avx512_popcnt()) skipped.push_back("its AVX-512 count (no AVX512F + VPOPCNTDQ here)");
+#endif
+  if (!skipped.empty())
+    GTEST_SKIP() << "checked with the popcnt count; not checked: " << kmask_host_simd_test::join_skipped(skipped);
+#endif
+}
