@@ -148,11 +148,12 @@ inline constexpr std::size_t at_offsets(std::size_t n) { return at_pieces + word
 template <class ExecSpace, class Lease>
 size_type launch_leased(const char* fn, const ExecSpace& exec, const Lease& lease, std::size_t at_pieces_,
                         std::size_t at_offsets_, std::size_t n, size_type total, size_type* null_count,
-                        bool read_count) {
+                        bool read_count, bool ordered = false) {
   std::uint64_t* dev = lease.device();
   auto* count_slot   = reinterpret_cast<size_type*>(dev + 2);
   const uploaded_pieces list{reinterpret_cast<const move_piece*>(dev + at_pieces_),
-                             reinterpret_cast<const size_type*>(dev + at_offsets_), static_cast<size_type>(n)};
+                             reinterpret_cast<const size_type*>(dev + at_offsets_), static_cast<size_type>(n),
+                             ordered};
   launch_move(fn, exec, list, total,
               move_count{read_count ? count_slot : null_count, reinterpret_cast<size_type*>(dev)});
   if (!read_count) return 0;
@@ -317,7 +318,7 @@ size_type run_piece_list(const move_names& names, const ExecSpace& exec, std::si
   }
   offsets[n] = total;
   lease.upload(0, at_off + n + 1);
-  return launch_leased(fn, exec, lease, at_pieces, at_off, n, total, null_count, read_count);
+  return launch_leased(fn, exec, lease, at_pieces, at_off, n, total, null_count, read_count, in_order && !overlap);
 }
 
 // ---- the calls ------------------------------------------------------------------------------

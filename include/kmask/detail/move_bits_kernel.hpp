@@ -7,7 +7,7 @@
 // destination words. The work is the concatenation of every piece's destination words, so a team
 // streams consecutive words whatever the piece sizes: a word wholly inside one piece is a plain
 // store; a piece's edge word, whose other bits may belong to another piece (adjacent ranges of one
-// mask), is merged with two atomics that touch only the piece's own bits, so no update is lost.
+// mask), is merged atomically touching only the piece's own bits, so no update is lost.
 // The GPU form gives each thread groups of 4 consecutive words (a piece's work starts `lead` items
 // early so that its groups are 16-byte aligned destination words), a team's threads taking
 // consecutive groups; the CPU form gives each iteration a chunk of consecutive words and writes
@@ -88,16 +88,30 @@ KOKKOS_INLINE_FUNCTION word_type piece_word_mask(const move_piece& p, size_type 
 }
 
 // Writes the piece's destination word `k`; returns the zeros it wrote when the piece is counted.
+// Alone: no other thread writes that word during the launch (a CPU run's private edge word, below),
+// so its other bits are kept by a plain read-modify-write.
+template <bool Alone = false>
 KOKKOS_INLINE_FUNCTION size_type move_word(const move_piece& p, size_type k) {
   const word_type v = piece_source_word(p, k);
   const word_type m = piece_word_mask(p, k);
   word_type* d      = p.dest + k;
   if (m == ~word_type{0}) {
     *d = v;
+  } else if (Alone) {
+    *d = static_cast<word_type>((*d & ~m) | (v & m));
   } else {
+#if KMASK_DETAIL_HOST_PASS && (defined(__GNUC__) || defined(__clang__))
+    // A CPU: one compare-and-swap, which a lone writer gets right the first time; the GPU form's
+    // two fire-and-forget atomics below cost a CPU two locked instructions, most of a small piece's time.
+    word_type old = __atomic_load_n(d, __ATOMIC_RELAXED);
+    while (!__atomic_compare_exchange_n(d, &old, static_cast<word_type>((old & ~m) | (v & m)), true, __ATOMIC_RELAXED,
+                                        __ATOMIC_RELAXED)) {
+    }
+#else
     // Clear the piece's zeros, then set its ones: neither touches a bit outside m.
     if ((~v & m) != 0) Kokkos::atomic_fetch_and(d, static_cast<word_type>(v | ~m));
     if ((v & m) != 0) Kokkos::atomic_fetch_or(d, static_cast<word_type>(v & m));
+#endif
   }
   return p.counted ? static_cast<size_type>(popcount32(~v & m)) : 0;
 }
@@ -108,6 +122,9 @@ struct uploaded_pieces {
   const move_piece* pieces;
   const size_type* offsets;
   size_type num_pieces;
+  // The pieces' destinations are in address order and disjoint: two pieces share a word only when
+  // they are consecutive in the work, so a CPU run writes it alone unless it meets its chunk's end.
+  bool ordered = false;
   KOKKOS_FORCEINLINE_FUNCTION const move_piece& piece(size_type p) const { return pieces[p]; }
   KOKKOS_FORCEINLINE_FUNCTION size_type offset(size_type p) const { return offsets[p]; }
 };
@@ -120,6 +137,7 @@ struct inline_pieces {
   move_piece pieces[capacity];
   size_type offsets[capacity + 1];
   size_type num_pieces;
+  bool ordered = false;  // as uploaded_pieces::ordered
   // Selected with constant indices only: an argument array indexed at run time is copied to each
   // GPU thread's local memory first.
   KOKKOS_FORCEINLINE_FUNCTION move_piece piece(size_type p) const {
@@ -207,14 +225,27 @@ inline size_type copy_and_count_on_host(word_type* KOKKOS_RESTRICT d, const word
 }
 #endif
 
+// The destination words a CPU run may share with another thread: with an ordered list, only those
+// of its chunk's first and last work items (the words one thread writes alone are the others).
+struct shared_edges {
+  bool ordered;
+  const word_type* first;
+  const word_type* last;
+  KOKKOS_FORCEINLINE_FUNCTION bool alone(const word_type* w) const { return ordered && w != first && w != last; }
+};
+
 // Piece-local words [k0, k1) of `p`, written in order by one thread: the edge words (whose other
-// bits may be another piece's) through move_word's atomics, the words between them as plain
-// stores in a loop a CPU vectorises. Returns the zeros written when the piece is counted.
-KOKKOS_INLINE_FUNCTION size_type move_run(const move_piece& p, size_type k0, size_type k1) {
+// bits may be another piece's) through move_word's atomics unless `edges` says this thread writes
+// them alone, the words between them as plain stores in a loop a CPU vectorises. Returns the zeros
+// written when the piece is counted.
+KOKKOS_INLINE_FUNCTION size_type move_run(const move_piece& p, size_type k0, size_type k1, const shared_edges& edges) {
   const size_type last = piece_words(p) - 1;
   size_type nulls      = 0;
-  if (k0 == 0 && k0 < k1 && piece_word_mask(p, 0) != ~word_type{0}) nulls += move_word(p, k0++);
-  if (k1 == last + 1 && k0 < k1 && piece_word_mask(p, last) != ~word_type{0}) nulls += move_word(p, --k1);
+  const auto edge      = [&](size_type k) {
+    return edges.alone(p.dest + k) ? move_word<true>(p, k) : move_word<false>(p, k);
+  };
+  if (k0 == 0 && k0 < k1 && piece_word_mask(p, 0) != ~word_type{0}) nulls += edge(k0++);
+  if (k1 == last + 1 && k0 < k1 && piece_word_mask(p, last) != ~word_type{0}) nulls += edge(--k1);
   if (k0 >= k1) return nulls;
   // Distinct from every source: a source that overlaps a destination was staged.
   word_type* KOKKOS_RESTRICT d = p.dest;
@@ -383,14 +414,24 @@ struct move_chunk_functor {
   size_type total_words;
   size_type chunk;
 
+  // The destination word of work item i (a CPU piece has no lead).
+  KOKKOS_INLINE_FUNCTION const word_type* item_word(size_type i) const {
+    const size_type p = piece_of(list, i);
+    return list.piece(p).dest + (i - list.offset(p));
+  }
+
   KOKKOS_INLINE_FUNCTION void operator()(size_type c, size_type& nulls) const {
     size_type i         = c * chunk;
     const size_type end = i + chunk < total_words ? i + chunk : total_words;
+    // The words that consecutive items write form one run of the work: a run that another chunk
+    // also writes holds this chunk's first or last item.
+    const shared_edges edges{list.ordered, list.ordered ? item_word(i) : nullptr,
+                             list.ordered ? item_word(end - 1) : nullptr};
     for (size_type p = piece_of(list, i); i < end; ++p) {
       const move_piece piece = list.piece(p);
       const size_type lo = list.offset(p) + piece.lead, hi = list.offset(p + 1) < end ? list.offset(p + 1) : end;
       if (hi <= i) continue;
-      if (hi > lo) nulls += move_run(piece, i > lo ? i - lo : 0, hi - lo);
+      if (hi > lo) nulls += move_run(piece, i > lo ? i - lo : 0, hi - lo, edges);
       i = hi;
     }
   }
