@@ -100,3 +100,67 @@ TEST(TEST_CATEGORY, host_copy_then_count_blocks) {
     GTEST_SKIP() << "checked with the popcnt count; not checked: " << kmask_host_simd_test::join_skipped(skipped);
 #endif
 }
+
+namespace kmask_host_simd_test {
+
+// avx512_gather_words against the reference for one index type and policy: in-range, negative and
+// too-large indices (Check), plain and inverted sources, an absent source, offset sources.
+template <class Index, bool Check>
+void check_wide_gather(std::mt19937_64& rng) {
+#if defined(KMASK_HOST_AVX512)
+  for (const size_type words : word_counts(rng)) {
+    const size_type size_bits = 1 + static_cast<size_type>(rng() % 3000);
+    const size_type begin     = static_cast<size_type>(rng() % 100);
+    const ref::words src      = random_words(rng, static_cast<std::size_t>(kmask::num_words(begin + size_bits)));
+    std::vector<Index> idx(static_cast<std::size_t>(32 * words));
+    const bool some_bad = Check && rng() % 2 == 0;
+    for (auto& j : idx) {
+      const auto r = rng() % 100;
+      j = static_cast<Index>(rng() % static_cast<std::uint64_t>(size_bits));
+      if (some_bad && r == 0) j = static_cast<Index>(-1 - static_cast<Index>(rng() % 5));
+      if (some_bad && r == 1) j = static_cast<Index>(size_bits + static_cast<size_type>(rng() % 5));
+    }
+    std::vector<std::int64_t> as64(idx.begin(), idx.end());
+    for (const bool absent : {false, true}) {
+      for (const word_type flip : {word_type{0}, word_type{1}}) {
+        std::int64_t ref_bad = -1;
+        ref::result want     = ref::gather(absent ? nullptr : &src, begin, size_bits, as64, &ref_bad);
+        if (flip != 0)  // an inverted source: its in-range bits complemented
+          for (std::size_t i = 0; i < as64.size(); ++i)
+            if (as64[i] >= 0 && as64[i] < size_bits) ref::set_bit(want.mask, static_cast<std::int64_t>(i), 1 - ref::get_bit(want.mask, static_cast<std::int64_t>(i)));
+        std::vector<word_type> out(static_cast<std::size_t>(words) + 1, poison);
+        size_type first_bad = std::numeric_limits<size_type>::max();
+        const size_type set = kmask::detail::avx512_gather_words<Check>(absent ? nullptr : src.data(), begin, size_bits,
+                                                                        idx.data(), flip, words, out.data(), first_bad);
+        for (size_type w = 0; w < words; ++w)
+          ASSERT_EQ(out[static_cast<std::size_t>(w)], want.mask[static_cast<std::size_t>(w)])
+              << "word " << w << " of " << words << ", " << sizeof(Index) * 8 << "-bit indices, check " << Check
+              << ", absent " << absent << ", flip " << flip << "; " << seed_note(base_seed());
+        ASSERT_EQ(out[static_cast<std::size_t>(words)], poison) << "wrote past " << words << " words";
+        ASSERT_EQ(set, ref::count_set(want.mask, 0, 32 * words)) << words << " words";
+        if (Check)
+          ASSERT_EQ(first_bad, ref_bad < 0 ? std::numeric_limits<size_type>::max() : ref_bad) << words << " words";
+      }
+    }
+  }
+#else
+  (void)rng;
+#endif
+}
+
+}  // namespace kmask_host_simd_test
+
+TEST(TEST_CATEGORY, host_wide_gathers) {
+#if !defined(KMASK_HOST_AVX512)
+  GTEST_SKIP() << "the AVX-512 gather loop is not compiled in (not an x86-64 host compilation by GCC >= 8 or "
+                  "Clang >= 6); the calls' generic loops are checked by the make-masks tests";
+#else
+  if (!kmask::detail::host_has_avx512f())
+    GTEST_SKIP() << "this processor has no AVX512F; the calls' generic loops are checked by the make-masks tests";
+  std::mt19937_64 rng(base_seed() + 64);
+  kmask_host_simd_test::check_wide_gather<std::int32_t, true>(rng);
+  kmask_host_simd_test::check_wide_gather<std::int32_t, false>(rng);
+  kmask_host_simd_test::check_wide_gather<std::int64_t, true>(rng);
+  kmask_host_simd_test::check_wide_gather<std::int64_t, false>(rng);
+#endif
+}

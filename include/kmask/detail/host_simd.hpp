@@ -125,6 +125,57 @@ __attribute__((target("avx512f,avx512bw"))) inline void avx512_words_to_bools(co
     _mm512_mask_storeu_epi8(static_cast<void*>(out + 32 * k), static_cast<__mmask64>(0xFFFFFFFFull),
                             _mm512_maskz_mov_epi8(static_cast<__mmask64>(word(k)), one));
 }
+
+inline bool host_has_avx512f() {
+  static const bool yes = __builtin_cpu_supports("avx512f");
+  return yes;
+}
+
+// out[0, words) gathered: bit k of word w is bit (base + j) of m, XORed with `flip` (0 or 1), for
+// j = idx[32w + k] when Check finds it in [0, size_bits) (as unsigned), else 0; m null reads as
+// ones. Eight rows an instruction: their 64-bit positions, one masked gather of their words (an
+// out-of-range row loads nothing), a variable shift and a bit test. Returns the set bits; the
+// first out-of-range row (relative to idx) goes to `first_bad` when it is below it.
+template <bool Check, class Index>
+__attribute__((target("avx512f,popcnt"))) inline size_type avx512_gather_words(const word_type* m, size_type base,
+                                                                             size_type size_bits, const Index* idx,
+                                                                             word_type flip, size_type words,
+                                                                             word_type* out, size_type& first_bad) {
+  static_assert(sizeof(Index) == 4 || sizeof(Index) == 8, "32- or 64-bit indices");
+  const __m512i size_v = _mm512_set1_epi64(static_cast<long long>(size_bits));
+  const __m512i base_v = _mm512_set1_epi64(static_cast<long long>(base));
+  const __m512i low5   = _mm512_set1_epi64(31);
+  const __m512i one    = _mm512_set1_epi64(1);
+  std::uint64_t set    = 0;
+  for (size_type w = 0; w < words; ++w) {
+    word_type v = 0;
+    for (int g = 0; g < 4; ++g) {
+      const Index* at = idx + 32 * w + 8 * g;
+      __m512i j;
+      if constexpr (sizeof(Index) == 4)
+        j = _mm512_cvtepi32_epi64(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(at)));
+      else
+        j = _mm512_loadu_si512(static_cast<const void*>(at));
+      const __mmask8 ok = Check ? _mm512_cmplt_epu64_mask(j, size_v) : static_cast<__mmask8>(0xFF);
+      if (Check && ok != 0xFF) {
+        const size_type row = 32 * w + 8 * g + __builtin_ctz(~static_cast<unsigned>(ok));
+        if (row < first_bad) first_bad = row;
+      }
+      __mmask8 b = ok;
+      if (m != nullptr) {
+        const __m512i q    = _mm512_add_epi64(j, base_v);
+        const __m256i word = _mm512_mask_i64gather_epi32(_mm256_setzero_si256(), ok, _mm512_srli_epi64(q, 5), m, 4);
+        const __m512i bit  = _mm512_srlv_epi64(_mm512_cvtepu32_epi64(word), _mm512_and_si512(q, low5));
+        b                  = _mm512_mask_test_epi64_mask(ok, bit, one);
+      }
+      if (flip != 0) b = static_cast<__mmask8>(b ^ ok);
+      v |= static_cast<word_type>(b) << (8 * g);
+    }
+    out[w] = v;
+    set += static_cast<std::uint64_t>(__builtin_popcount(v));
+  }
+  return static_cast<size_type>(set);
+}
 #endif
 
 #if defined(KMASK_HOST_POPCNT)

@@ -107,7 +107,8 @@ struct bool_bits {
   using lane_type                        = std::uint8_t;
   // The CPU form's whole words [w0, w1) into dest[w0, w1) at once, their set bits in `set`, where
   // the host has AVX512BW (a byte test makes two words); false, nothing written, elsewhere.
-  KOKKOS_INLINE_FUNCTION bool cpu_words(size_type w0, size_type w1, word_type* dest, size_type& set) const {
+  KOKKOS_INLINE_FUNCTION bool cpu_words(size_type w0, size_type w1, word_type* dest, size_type& set,
+                                        size_type&) const {
 #if defined(KMASK_HOST_AVX512)
     if (host_has_avx512bw()) {
       set = avx512_bytes_to_words(reinterpret_cast<const std::uint8_t*>(values + w0 * word_bits), w1 - w0, dest + w0);
@@ -179,7 +180,22 @@ struct gathered_bits {
   static constexpr bool lane_loads_first = false;
   // Each lane's source load waits on its index load: a gather needs every warp an SM holds.
   static constexpr bool few_teams = false;
-  static constexpr bool cpu_block = false;
+  static constexpr bool cpu_block = true;
+  // The CPU form's whole words [w0, w1) by AVX-512 gathers where the host has them (see bool_bits).
+  KOKKOS_INLINE_FUNCTION bool cpu_words(size_type w0, size_type w1, word_type* dest, size_type& set,
+                                        size_type& first_bad) const {
+#if defined(KMASK_HOST_AVX512)
+    if (host_has_avx512f()) {
+      size_type bad = first_bad - w0 * word_bits;
+      set = avx512_gather_words<CheckBounds>(mask, base, size_bits, indices + w0 * word_bits, flip, w1 - w0, dest + w0,
+                                             bad);
+      if (Report) first_bad = bad + w0 * word_bits;
+      return true;
+    }
+#endif
+    (void)w0, (void)w1, (void)dest, (void)set, (void)first_bad;
+    return false;
+  }
   KOKKOS_INLINE_FUNCTION bool bit(size_type i, bool& bad) const {
     const size_type j = static_cast<size_type>(indices[i]);
     if (!in_range(j)) {
@@ -263,7 +279,7 @@ struct build_words_functor {
         // One thread a team: the block's whole words at once where Bits has a wide form for them.
         const size_type full = w1 < size_bits / word_bits ? w1 : size_bits / word_bits;
         size_type set        = 0;
-        if (t == 1 && w < full && bits.cpu_words(w, full, dest, set)) {
+        if (t == 1 && w < full && bits.cpu_words(w, full, dest, set, bad)) {
           nulls += (full - w) * word_bits - set;
           w = full;
         }
