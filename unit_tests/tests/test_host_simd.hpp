@@ -164,3 +164,32 @@ TEST(TEST_CATEGORY, host_wide_gathers) {
   kmask_host_simd_test::check_wide_gather<std::int64_t, false>(rng);
 #endif
 }
+
+TEST(TEST_CATEGORY, host_wide_shifted_copies) {
+#if !defined(KMASK_HOST_AVX512)
+  GTEST_SKIP() << "the AVX-512 shifted copy is not compiled in (not an x86-64 host compilation by GCC >= 8 or "
+                  "Clang >= 6); the calls' generic loop is checked by the move-bits tests";
+#else
+  if (!kmask::detail::host_has_avx512f())
+    GTEST_SKIP() << "this processor has no AVX512F; the calls' generic loop is checked by the move-bits tests";
+  std::mt19937_64 rng(base_seed() + 65);
+  for (const size_type n : kmask_host_simd_test::word_counts(rng)) {
+    for (int shift = 1; shift < 32; ++shift) {
+      for (const word_type fill : {word_type{0}, ~word_type{0}}) {
+        const ref::words s = random_words(rng, static_cast<std::size_t>(n) + 1);  // exactly s[0, n]
+        std::vector<word_type> d(static_cast<std::size_t>(n) + 1, poison);
+        kmask::detail::avx512_shifted_words(d.data(), s.data(), n, shift, fill);
+        for (size_type k = 0; k < n; ++k) {
+          word_type want = 0;
+          for (int b = 0; b < 32; ++b)
+            want |= static_cast<word_type>(ref::get_bit(s, 32 * k + shift + b) ^ (fill != 0 ? 1 : 0)) << b;
+          ASSERT_EQ(d[static_cast<std::size_t>(k)], want)
+              << "word " << k << " of " << n << ", shift " << shift << ", fill " << (fill != 0) << "; "
+              << seed_note(base_seed());
+        }
+        ASSERT_EQ(d[static_cast<std::size_t>(n)], poison) << "wrote past " << n << " words";
+      }
+    }
+  }
+#endif
+}

@@ -131,6 +131,23 @@ inline bool host_has_avx512f() {
   return yes;
 }
 
+// d[k] = ((s[k] >> shift) | (s[k + 1] << (32 - shift))) ^ fill for k in [0, n), shift in [1, 32):
+// reads s[0, n]. Sixteen words a step; the baseline's SSE2 loop, four a step, held a 16-core host's
+// unaligned copies to about half of a memcpy's rate from cache.
+__attribute__((target("avx512f"))) inline void avx512_shifted_words(word_type* d, const word_type* s, size_type n,
+                                                                    int shift, word_type fill) {
+  const __m128i right = _mm_cvtsi32_si128(shift), left = _mm_cvtsi32_si128(32 - shift);
+  const __m512i flip  = _mm512_set1_epi32(static_cast<int>(fill));
+  size_type k         = 0;
+  for (; k + 16 <= n; k += 16) {
+    const __m512i lo = _mm512_loadu_si512(static_cast<const void*>(s + k));
+    const __m512i hi = _mm512_loadu_si512(static_cast<const void*>(s + k + 1));
+    const __m512i v  = _mm512_or_si512(_mm512_srl_epi32(lo, right), _mm512_sll_epi32(hi, left));
+    _mm512_storeu_si512(static_cast<void*>(d + k), _mm512_xor_si512(v, flip));
+  }
+  for (; k < n; ++k) d[k] = ((s[k] >> shift) | (s[k + 1] << (32 - shift))) ^ fill;
+}
+
 // out[0, words) gathered: bit k of word w is bit (base + j) of m, XORed with `flip` (0 or 1), for
 // j = idx[32w + k] when Check finds it in [0, size_bits) (as unsigned), else 0; m null reads as
 // ones. Eight rows an instruction: their 64-bit positions, one masked gather of their words (an

@@ -217,6 +217,10 @@ inline size_type copy_and_count_on_host(word_type* KOKKOS_RESTRICT d, const word
     const size_type m = n - b < move_cpu_count_block_words ? n - b : move_cpu_count_block_words;
     if (shift == 0)
       for (size_type k = b; k < b + m; ++k) d[k] = s[k] ^ fill;
+#if defined(KMASK_HOST_AVX512)
+    else if (host_has_avx512f())
+      avx512_shifted_words(d + b, s + b, m, shift, fill);
+#endif
     else
       for (size_type k = b; k < b + m; ++k) d[k] = shifted_word(s, k, shift) ^ fill;
     set += host_popcount_words(d, b, b + m);
@@ -275,6 +279,13 @@ KOKKOS_INLINE_FUNCTION size_type move_run(const move_piece& p, size_type k0, siz
     if (shift == 0 && !p.counted) {
       for (size_type k = 0; k < n; ++k) d[k] = s[k] ^ fill;
     } else if (!p.counted) {
+#if defined(KMASK_HOST_AVX512)
+      // Where the host has AVX-512 (a call, so that the loop below compiles as before).
+      if (n >= 64 && host_has_avx512f()) {
+        avx512_shifted_words(d, s, n, shift, fill);
+        return nulls;
+      }
+#endif
       for (size_type k = 0; k < n; ++k) d[k] = shifted_word(s, k, shift) ^ fill;
     } else {
       size_type set = 0;
