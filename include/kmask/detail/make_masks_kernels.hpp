@@ -247,7 +247,8 @@ struct build_words_functor {
   size_type words_per_team;
   size_type blocks;      // of words_per_team words, over the teams
   size_type* first_bad;  // only when Bits::reports_bad
-  static constexpr bool on_host = runs_on_host<ExecSpace>();
+  static constexpr bool on_host     = runs_on_host<ExecSpace>();
+  static constexpr bool cpu_kernels = uses_cpu_kernels<ExecSpace>();  // read in device code: a constant
 
   // Thread r of T writes words w0 + r, w0 + r + T, ...: a team's stores are consecutive. A GPU
   // thread builds all its words before storing any, so every load of its inputs is in flight at
@@ -275,7 +276,7 @@ struct build_words_functor {
       }
     } else {
       size_type w = w0 + team.team_rank();
-      if constexpr (Bits::cpu_block && uses_cpu_kernels<ExecSpace>()) {
+      if constexpr (Bits::cpu_block && cpu_kernels) {
         // One thread a team: the block's whole words at once where Bits has a wide form for them.
         const size_type full = w1 < size_bits / word_bits ? w1 : size_bits / word_bits;
         size_type set        = 0;
