@@ -45,6 +45,13 @@ inline std::string seed_note(std::uint64_t seed) {
   return os.str();
 }
 
+// What a skipped check names, "a; b; c".
+inline std::string join_skipped(const std::vector<std::string>& skipped) {
+  std::string why;
+  for (const auto& s : skipped) why += (why.empty() ? "" : "; ") + s;
+  return why;
+}
+
 // Random words with a random density, so AND/OR results are neither all zero nor all one.
 inline ref::words random_words(std::mt19937_64& rng, std::size_t n) {
   ref::words w(n);

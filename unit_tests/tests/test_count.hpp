@@ -246,9 +246,5 @@ TEST(TEST_CATEGORY, host_counting_loops_of_every_instruction_set) {
 #else
   if (!kmask::detail::host_has_avx512_popcnt()) skipped.push_back("AVX-512 (this processor has no AVX512F + VPOPCNTDQ)");
 #endif
-  if (!skipped.empty()) {
-    std::string why;
-    for (const auto& s : skipped) why += (why.empty() ? "" : "; ") + s;
-    GTEST_SKIP() << "the generic loop was checked; not checked: " << why;
-  }
+  if (!skipped.empty()) GTEST_SKIP() << "the generic loop was checked; not checked: " << join_skipped(skipped);
 }

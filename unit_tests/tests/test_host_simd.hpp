@@ -12,12 +12,6 @@ inline std::vector<size_type> word_counts(std::mt19937_64& rng) {
   return n;
 }
 
-inline std::string join_skipped(const std::vector<std::string>& skipped) {
-  std::string why;
-  for (const auto& s : skipped) why += (why.empty() ? "" : "; ") + s;
-  return why;
-}
-
 }  // namespace kmask_host_simd_test
 
 TEST(TEST_CATEGORY, host_wide_bytes_to_words_and_back) {
@@ -97,7 +91,7 @@ TEST(TEST_CATEGORY, host_copy_then_count_blocks) {
   if (!kmask::detail::host_has_avx512_popcnt()) skipped.push_back("its AVX-512 count (no AVX512F + VPOPCNTDQ here)");
 #endif
   if (!skipped.empty())
-    GTEST_SKIP() << "checked with the popcnt count; not checked: " << kmask_host_simd_test::join_skipped(skipped);
+    GTEST_SKIP() << "checked with the popcnt count; not checked: " << join_skipped(skipped);
 #endif
 }
 

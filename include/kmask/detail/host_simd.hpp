@@ -8,6 +8,7 @@
 // the instructions. Only in host compilations by GCC or Clang for x86-64: CUDA, HIP and SYCL front
 // ends need not accept AVX-512 intrinsics (their host spaces keep the baseline loops).
 
+#include <kmask/detail/word_access.hpp>
 #include <kmask/types.hpp>
 
 #include <cstdint>
@@ -111,9 +112,7 @@ __attribute__((target("avx512f,avx512bw"))) inline void avx512_words_to_bools(co
                                                                             word_type flip, size_type words,
                                                                             bool* out) {
   const auto word = [&](size_type k) -> std::uint64_t {
-    const word_type lo = m[k];
-    const word_type v  = shift == 0 ? lo : static_cast<word_type>((lo >> shift) | (m[k + 1] << (32 - shift)));
-    return static_cast<std::uint64_t>(v ^ flip);
+    return static_cast<std::uint64_t>(funnel_shift(m[k], shift == 0 ? word_type{0} : m[k + 1], shift) ^ flip);
   };
   const __m512i one = _mm512_set1_epi8(1);
   size_type k       = 0;
@@ -145,7 +144,7 @@ __attribute__((target("avx512f"))) inline void avx512_shifted_words(word_type* d
     const __m512i v  = _mm512_or_si512(_mm512_srl_epi32(lo, right), _mm512_sll_epi32(hi, left));
     _mm512_storeu_si512(static_cast<void*>(d + k), _mm512_xor_si512(v, flip));
   }
-  for (; k < n; ++k) d[k] = ((s[k] >> shift) | (s[k + 1] << (32 - shift))) ^ fill;
+  for (; k < n; ++k) d[k] = funnel_shift(s[k], s[k + 1], shift) ^ fill;
 }
 
 // out[0, words) gathered: bit k of word w is bit (base + j) of m, XORed with `flip` (0 or 1), for

@@ -137,7 +137,7 @@ struct inline_pieces {
   move_piece pieces[capacity];
   size_type offsets[capacity + 1];
   size_type num_pieces;
-  bool ordered = false;  // as uploaded_pieces::ordered
+  static constexpr bool ordered = false;  // as uploaded_pieces::ordered: few pieces, never told
   // Selected with constant indices only: an argument array indexed at run time is copied to each
   // GPU thread's local memory first.
   KOKKOS_FORCEINLINE_FUNCTION move_piece piece(size_type p) const {
@@ -425,20 +425,20 @@ struct move_chunk_functor {
   size_type total_words;
   size_type chunk;
 
-  // The destination word of work item i (a CPU piece has no lead).
-  KOKKOS_INLINE_FUNCTION const word_type* item_word(size_type i) const {
-    const size_type p = piece_of(list, i);
+  // The destination word of work item i, which piece p writes (a CPU piece has no lead).
+  KOKKOS_INLINE_FUNCTION const word_type* item_word(size_type p, size_type i) const {
     return list.piece(p).dest + (i - list.offset(p));
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(size_type c, size_type& nulls) const {
     size_type i         = c * chunk;
     const size_type end = i + chunk < total_words ? i + chunk : total_words;
+    const size_type p0  = piece_of(list, i);
     // The words that consecutive items write form one run of the work: a run that another chunk
     // also writes holds this chunk's first or last item.
-    const shared_edges edges{list.ordered, list.ordered ? item_word(i) : nullptr,
-                             list.ordered ? item_word(end - 1) : nullptr};
-    for (size_type p = piece_of(list, i); i < end; ++p) {
+    const shared_edges edges{list.ordered, list.ordered ? item_word(p0, i) : nullptr,
+                             list.ordered ? item_word(piece_of(list, end - 1, p0), end - 1) : nullptr};
+    for (size_type p = p0; i < end; ++p) {
       const move_piece piece = list.piece(p);
       const size_type lo = list.offset(p) + piece.lead, hi = list.offset(p + 1) < end ? list.offset(p + 1) : end;
       if (hi <= i) continue;
