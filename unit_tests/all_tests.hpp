@@ -24,6 +24,7 @@ using namespace kmask_test;
 #include "tests/test_staging_pool.hpp"
 #include "tests/test_inverted_and_batch_count.hpp"
 #include "tests/test_move_bits.hpp"
+#include "tests/test_bulk_runs.hpp"
 #include "tests/test_superimpose_tree.hpp"
 #include "tests/test_make_masks.hpp"
 #include "tests/test_inverted_new_calls.hpp"

@@ -10,6 +10,7 @@
 #include <omp.h>
 #endif
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <type_traits>
@@ -265,6 +266,30 @@ inline device_shape device_shape_of(const Kokkos::Cuda& exec) {
   device_shape shape{};
   if (query(device, shape)) return shape;
   return device_shape_of<Kokkos::Cuda>(exec);  // the generic estimate from concurrency()
+}
+#endif
+
+// Sets `bytes` bytes from `dest` to `byte`, ordered on the instance's queue, by the backend's own
+// fill routine; false where kmask knows none for the space (the caller then writes them itself).
+template <class ExecSpace>
+bool fill_bytes_async(const ExecSpace&, void*, int, std::size_t) {
+  return false;
+}
+
+#if defined(KOKKOS_ENABLE_CUDA)
+// CUDA: cudaMemsetAsync on the instance's stream, from its own device only (a stream of another
+// device is not the current device's to fill on); any failure leaves the work to the caller.
+inline bool fill_bytes_async(const Kokkos::Cuda& exec, void* dest, int byte, std::size_t bytes) {
+  int current = -1;
+  if (cudaGetDevice(&current) != cudaSuccess || current != exec.cuda_device()) {
+    cudaGetLastError();
+    return false;
+  }
+  if (cudaMemsetAsync(dest, byte, bytes, exec.cuda_stream()) != cudaSuccess) {
+    cudaGetLastError();  // leave no error behind for Kokkos' next check
+    return false;
+  }
+  return true;
 }
 #endif
 

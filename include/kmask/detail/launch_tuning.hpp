@@ -107,6 +107,15 @@ struct launch_tuning {
   static constexpr size_type move_gpu_min_waves = 1;
   // One host thread's run of destination words: long enough to stream, enough runs to balance threads.
   static constexpr size_type move_cpu_chunk_words = 8192;
+  // GPU form: a piece's whole-word middle of at least this many words goes to the backend's copy or
+  // fill routine, the piece's edges to the kernel: 4 MiB, where the routine's faster streaming pays
+  // for the second stream operation (a call that is one such run alone takes it at any size). 64 in
+  // the emulated GPU form, so that host CI splits pieces of the sizes its tests use.
+#if defined(KMASK_EMULATE_GPU_KERNELS)
+  static constexpr size_type move_bulk_min_words = 64;
+#else
+  static constexpr size_type move_bulk_min_words = size_type{1} << 20;
+#endif
   // Mask-making kernels (valid_if, bools_to_mask, gather_bits): a thread builds a word from 32
   // bits, or on CUDA a warp 32 words by ballot.
   // Threads of a GPU team (whole warps): 256 fills an SM with 8 teams, each one reduction.

@@ -6,6 +6,7 @@
 // carries the pieces, their word offsets, the staged copies of sources that overlap a destination
 // and the count scratch, and one kernel (move_bits_kernel.hpp) writes every piece.
 
+#include <kmask/detail/bulk_words.hpp>
 #include <kmask/detail/compat.hpp>
 #include <kmask/detail/mask_lists.hpp>
 #include <kmask/detail/move_bits_kernel.hpp>
@@ -137,6 +138,84 @@ inline void position_piece(const move_request& q, move_piece& p) {
 }
 
 inline constexpr std::size_t words64(std::size_t bytes) { return (bytes + 7) / 8; }
+// `q` cut at its destination's word boundaries when its middle can be a bulk run (bulk_words.hpp):
+// the destination words wholly inside it, when they are a plain copy of source words (the source
+// bits sit where they land in their words, not inverted) or, with `fills`, all zeros or all ones.
+// `head` and `tail` are its parts in the edge words (size 0 where it starts or ends on a word
+// boundary). Returns the run's words; 0 (nothing set) when it has none.
+inline size_type split_for_bulk(const move_request& q, bool fills, bulk_run& run, move_request& head,
+                                move_request& tail) {
+  const bool copy = !q.constant && q.fill == 0 && q.src.begin_bit % word_bits == q.dest_begin % word_bits;
+  const bool fill = q.constant && fills && (q.fill == 0 || q.fill == ~word_type{0});
+  if ((!copy && !fill) || q.counted) return 0;
+  const size_type lead = (word_bits - q.dest_begin % word_bits) % word_bits;
+  if (q.size < lead + word_bits) return 0;
+  const size_type words = (q.size - lead) / word_bits, done = lead + words * word_bits;
+  run  = {q.dest.words + (q.dest_begin + lead) / word_bits,
+          copy ? q.src.words + (q.src.begin_bit + lead) / word_bits : nullptr, words, q.fill};
+  head = q, tail = q;
+  head.size       = lead;
+  tail.dest_begin = q.dest_begin + done;
+  tail.size       = q.size - done;
+  if (copy) tail.src.begin_bit = q.src.begin_bit + done;
+  return words;
+}
+
+// Launches `n` <= inline_pieces::capacity requests with their pieces in the kernel's arguments.
+template <class ExecSpace>
+void launch_inline(const char* fn, const ExecSpace& exec, const move_request* const* q, std::size_t n) {
+  inline_pieces list{};
+  list.num_pieces = static_cast<size_type>(n);
+  size_type total = 0;
+  for (std::size_t k = 0; k < n; ++k) {
+    position_piece(*q[k], list.pieces[k]);
+    list.offsets[k] = total;
+    total += place_piece(list.pieces[k], total, !uses_cpu_kernels<ExecSpace>());
+  }
+  list.offsets[n] = total;
+  launch_move(fn, exec, list, total, move_count{nullptr, nullptr});
+}
+
+// The GPU form of a few uncounted pieces, none of whose sources overlap a destination: middles of
+// at least move_bulk_min_words words (or a lone piece that is nothing but whole words) go to the
+// backend's copy and fill routines, then the rest to one launch. False (nothing enqueued) when no
+// piece has such a middle, or its edges would not fit one launch's arguments.
+template <class ExecSpace>
+bool write_with_bulk_runs(const char* fn, const ExecSpace& exec, const std::vector<move_request>& r,
+                          const std::vector<std::size_t>& live) {
+  constexpr std::size_t capacity = inline_pieces::capacity;
+  bulk_run runs[capacity];
+  move_request parts[3 * capacity];
+  const move_request* rest[3 * capacity];
+  std::size_t nr = 0, np = 0, nrest = 0;
+  for (std::size_t i : live) {
+    bulk_run run{};
+    move_request& head = parts[np++];
+    move_request& tail = parts[np++];
+    const size_type words = split_for_bulk(r[i], bulk_fills_possible<ExecSpace>(), run, head, tail);
+    const bool alone      = live.size() == 1 && words > 0 && head.size == 0 && tail.size == 0;
+    if (words >= launch_tuning<ExecSpace>::move_bulk_min_words || alone) {
+      runs[nr++] = run;
+      if (head.size > 0) rest[nrest++] = &head;
+      if (tail.size > 0) rest[nrest++] = &tail;
+    } else {
+      rest[nrest++] = &r[i];
+    }
+  }
+  if (nr == 0 || nrest > capacity) return false;
+  for (std::size_t k = 0; k < nr; ++k) {
+    if (write_bulk_run(exec, runs[k])) continue;
+    // The backend declined the fill: the kernel writes it, in a launch of its own.
+    move_request& whole = parts[np++];
+    whole = {dest_mask{runs[k].dest, runs[k].words}, 0, source_mask{}, runs[k].words * word_bits, true, runs[k].fill,
+             false, 0};
+    const move_request* one[1] = {&whole};
+    launch_inline(fn, exec, one, 1);
+  }
+  if (nrest > 0) launch_inline(fn, exec, rest, nrest);
+  return true;
+}
+
 
 // A leased launch's host words: [0, 3) count scratch and read-back slot, then `n` pieces, then
 // their n + 1 offsets.
@@ -185,16 +264,11 @@ size_type run_moves(const char* fn, const ExecSpace& exec, const std::vector<mov
   const std::size_t n = live.size();
   // A few pieces with nothing to stage or count travel in the kernel's arguments: no lease, no upload.
   if (n <= static_cast<std::size_t>(inline_pieces::capacity) && staged.empty() && null_count == nullptr && !read_count) {
-    inline_pieces list{};
-    list.num_pieces = static_cast<size_type>(n);
-    size_type total = 0;
-    for (std::size_t k = 0; k < n; ++k) {
-      position_piece(r[live[k]], list.pieces[k]);
-      list.offsets[k] = total;
-      total += place_piece(list.pieces[k], total, !uses_cpu_kernels<ExecSpace>());
-    }
-    list.offsets[n] = total;
-    launch_move(fn, exec, list, total, move_count{nullptr, nullptr});
+    if constexpr (!uses_cpu_kernels<ExecSpace>())
+      if (write_with_bulk_runs(fn, exec, r, live)) return 0;
+    const move_request* q[inline_pieces::capacity];
+    for (std::size_t k = 0; k < n; ++k) q[k] = &r[live[k]];
+    launch_inline(fn, exec, q, n);
     return 0;
   }
   // Host words: count scratch and read-back slot, pieces, offsets, then stage records.

@@ -9,7 +9,7 @@
 #   build/host/perf_tests/kmask_benchmarks   the `host` preset (Serial + OpenMP);
 #   build/device-libs    the shared libraries the device image lacks (libbenchmark).
 # Usage: record.sh PART...   parts: info tests seg-small seg-wide calls conc k46 host alloc threads ncu-tree ncu-tree-sass
-#   ncu-move ncu-count ncu-make make-teams k46-ticket
+#   ncu-move ncu-count ncu-make make-teams k46-ticket ab-bulk
 # Results go to $OUT/record/PART-BUILD.{json,txt} and are tarred into $OUT/record.tar.gz (the
 # device tool returns at most 8 files a call).
 set -u
@@ -22,6 +22,8 @@ export OMP_PROC_BIND=spread OMP_PLACES=threads
 k34=build/cuda k46=build/k46-cuda
 # Every call of issues 15, 16 and 18 that is not a segmented binop (those are `seg`).
 calls='count_set_bits/|segmented_count_set_bits/|inplace_segmented_count_set_bits/|copy_bitmask/|batch_count/|move_bits/|make_masks/|superimpose_nulls_tree/'
+# The cells the bulk route (bulk_words.hpp) changes, and their unaligned neighbours.
+bulk='move_bits/(set_bits|copy_bits)/|copy_bitmask/'
 # Issue 18's cells of the segmented call: few-segment in place, allocating (p50 / p99).
 i18seg='segmented_binop/inplace/and/segments:10/masks:(4|16)/bits:(1048576|16777216)/|segmented_binop/alloc/and/segments:(1000|10000)/masks:(4|16)/bits:128/|segmented_binop/alloc/and/segments:(10|100)/masks:4/bits:1048576/'
 wide='segmented_binop/inplace/(and|or)/segments:(10|100|1000)/masks:(4|8|16)/bits:(1048576|16777216)/|segmented_binop/inplace/and/segments:10/masks:(4|16)/bits:134217728/'
@@ -65,6 +67,14 @@ for part in "$@"; do
     calls) bench $k34/perf_tests/kmask_benchmarks calls-k34 0.02 "$calls" ;;
     # T host threads with a stream each against the same calls from one thread (issue 14).
     conc) bench $k34/perf_tests/kmask_benchmarks conc-k34 0.05 'concurrency/' ;;
+    # The library before the bulk route (build/ab/old, carried) and build/cuda alternated, three
+    # rounds, on the cells it changes (word-aligned set_bits, copy_bits, copy_bitmask).
+    ab-bulk)
+      for r in 1 2 3; do
+        bench build/ab/old/kmask_benchmarks diag-ab-bulk-old-$r 0.05 "$bulk"
+        bench $k34/perf_tests/kmask_benchmarks diag-ab-bulk-new-$r 0.05 "$bulk"
+      done
+      ;;
     # The Kokkos 4.6.01 build: its unit tests, every non-segmented call and issue 18's segmented cells.
     k46)
       tests $k46 kokkos-4.6.01
