@@ -4,7 +4,9 @@
 // The host side of the bit-moving calls: their arguments become a list of pieces (a destination
 // range and a source range or a constant), checked once, then one lease from the staging pool
 // carries the pieces, their word offsets, the staged copies of sources that overlap a destination
-// and the count scratch, and one kernel (move_bits_kernel.hpp) writes every piece.
+// and the count scratch, and one kernel (move_bits_kernel.hpp) writes every piece. On a GPU, a few
+// uncounted pieces may first give their whole-word middles to the backend's copy and fill
+// routines (bulk_words.hpp; write_with_bulk_runs says when), the kernel writing what is left.
 
 #include <kmask/detail/bulk_words.hpp>
 #include <kmask/detail/compat.hpp>
@@ -138,6 +140,7 @@ inline void position_piece(const move_request& q, move_piece& p) {
 }
 
 inline constexpr std::size_t words64(std::size_t bytes) { return (bytes + 7) / 8; }
+
 // `q` cut at its destination's word boundaries when its middle can be a bulk run (bulk_words.hpp):
 // the destination words wholly inside it, when they are a plain copy of source words (the source
 // bits sit where they land in their words, not inverted) or, with `fills`, all zeros or all ones.
@@ -215,7 +218,6 @@ bool write_with_bulk_runs(const char* fn, const ExecSpace& exec, const std::vect
   if (nrest > 0) launch_inline(fn, exec, rest, nrest);
   return true;
 }
-
 
 // A leased launch's host words: [0, 3) count scratch and read-back slot, then `n` pieces, then
 // their n + 1 offsets.
