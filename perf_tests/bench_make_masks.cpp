@@ -1,6 +1,7 @@
 // The mask-making calls at 2^24 and 2^26 rows (2^16 for the smoke test), each with its vs_copy
 // against a deep_copy of the bytes it reads and writes, measured in the same run:
-//   inplace_valid_if (i % 3 != 0)  writes rows / 8 bytes (the predicate reads nothing)
+//   inplace_valid_if (i % 3 != 0)  writes rows / 8 bytes (the predicate reads nothing); vs_plain
+//                                  against a plain one-word-per-iteration kernel of the predicate
 //   inplace_bools_to_mask (uint8)  reads rows bytes, writes rows / 8
 //   inplace_mask_to_bools          reads rows / 8 bytes, writes rows
 //   inplace_gather_bits (int32)    reads 4 x rows index bytes, writes rows / 8 (the source bits are
@@ -34,6 +35,22 @@ void valid_if_mod3(benchmark::State& state) {
   const auto count = one_count(exec);
   const auto call  = [&] { kmask::inplace_valid_if(exec, dest, rows, not_multiple_of_3{}, count); };
   time_and_report(state, exec, static_cast<double>(rows / 8), call);
+  // The plainest valid_if one could write (a word per iteration from its 32 predicate calls, no
+  // count), in the same run: what evaluating the predicate once per row and storing the words
+  // costs. vs_plain near 1 says the predicate, not the memory or kmask, is the call's limit.
+  const Kokkos::View<word_type*, memory_space> plain = words_of(exec, rows);
+  const auto plain_call = [&] {
+    Kokkos::parallel_for(
+        "bench::plain_valid_if", Kokkos::RangePolicy<exec_space, Kokkos::IndexType<size_type>>(exec, 0, rows / 32),
+        KOKKOS_LAMBDA(size_type w) {
+          word_type v = 0;
+          for (int k = 0; k < 32; ++k) v |= static_cast<word_type>(not_multiple_of_3{}(32 * w + k) ? 1u : 0u) << k;
+          plain(w) = v;
+        });
+  };
+  const double plain_s       = time_median(exec, plain_call);
+  state.counters["plain_us"] = plain_s * 1e6;
+  state.counters["vs_plain"] = plain_s / time_median(exec, call);
 }
 
 // range(1): bytes the values start past an aligned allocation (1: the unaligned form).

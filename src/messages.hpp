@@ -9,6 +9,14 @@
 #include <stdexcept>
 #include <string>
 
+// A throw is the rare path of every check: marked cold, the compiler keeps the argument setup
+// for its message out of the passing path (most of a check's instructions otherwise).
+#if defined(__GNUC__) || defined(__clang__)
+#define KMASK_SRC_COLD __attribute__((cold, noinline))
+#else
+#define KMASK_SRC_COLD
+#endif
+
 namespace kmask {
 namespace detail {
 namespace messages {
@@ -22,12 +30,12 @@ std::string message(const char* fn, const Parts&... parts) {
 }
 
 template <class... Parts>
-[[noreturn]] void invalid(const char* fn, const Parts&... parts) {
+[[noreturn]] KMASK_SRC_COLD void invalid(const char* fn, const Parts&... parts) {
   throw std::invalid_argument(message(fn, parts...));
 }
 
 template <class... Parts>
-[[noreturn]] void out_of_range(const char* fn, const Parts&... parts) {
+[[noreturn]] KMASK_SRC_COLD void out_of_range(const char* fn, const Parts&... parts) {
   throw std::out_of_range(message(fn, parts...));
 }
 

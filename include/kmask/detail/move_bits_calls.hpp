@@ -39,17 +39,26 @@ struct move_request {
   std::size_t index;
 };
 
+// The word holding checked (non-negative) bit `bit`, and the bit's place in it: unsigned, so that
+// each is one instruction (a signed division by 32 is five, and the host pass does a few a piece).
+inline size_type word_of_bit(size_type bit) {
+  return static_cast<size_type>(static_cast<std::uint64_t>(bit) / word_bits);
+}
+inline std::int32_t bit_in_word(size_type bit) {
+  return static_cast<std::int32_t>(static_cast<std::uint64_t>(bit) % word_bits);
+}
+
 // The word addresses [first, last) a range of `size` > 0 bits from bit `begin` of `words` occupies.
 inline std::pair<std::uintptr_t, std::uintptr_t> word_span(const void* words, size_type begin, size_type size) {
   const auto base = reinterpret_cast<std::uintptr_t>(words);
-  return {base + static_cast<std::uintptr_t>(begin / word_bits) * sizeof(word_type),
-          base + static_cast<std::uintptr_t>((begin + size - 1) / word_bits + 1) * sizeof(word_type)};
+  return {base + static_cast<std::uintptr_t>(word_of_bit(begin)) * sizeof(word_type),
+          base + static_cast<std::uintptr_t>(word_of_bit(begin + size - 1) + 1) * sizeof(word_type)};
 }
 
 // A bit position in memory, ordered: (address of its word, bit within the word).
 using bit_key = std::pair<std::uintptr_t, size_type>;
 inline bit_key key_of(const word_type* words, size_type bit) {
-  return {reinterpret_cast<std::uintptr_t>(words + bit / word_bits), bit % word_bits};
+  return {reinterpret_cast<std::uintptr_t>(words + word_of_bit(bit)), bit_in_word(bit)};
 }
 
 // What a message names of a piece: its argument and destination range.
@@ -129,14 +138,14 @@ struct move_stage {
 // offsets in them. Every field is assigned in place (no temporary copied in: its narrow stores
 // read back as wide loads stall the host's store forwarding, once per piece).
 inline void position_piece(const move_request& q, move_piece& p) {
-  p.dest       = q.dest.words + q.dest_begin / word_bits;
-  p.dest_shift = static_cast<std::int32_t>(q.dest_begin % word_bits);
+  p.dest       = q.dest.words + word_of_bit(q.dest_begin);
+  p.dest_shift = bit_in_word(q.dest_begin);
   p.size       = q.size;
   p.fill       = q.fill;
   p.counted    = q.counted ? 1u : 0u;
   p.lead       = 0;
-  p.src        = q.constant ? nullptr : q.src.words + q.src.begin_bit / word_bits;
-  p.src_shift  = q.constant ? 0 : static_cast<std::int32_t>(q.src.begin_bit % word_bits);
+  p.src        = q.constant ? nullptr : q.src.words + word_of_bit(q.src.begin_bit);
+  p.src_shift  = q.constant ? 0 : bit_in_word(q.src.begin_bit);
 }
 
 inline constexpr std::size_t words64(std::size_t bytes) { return (bytes + 7) / 8; }
@@ -356,6 +365,9 @@ size_type run_piece_list(const move_names& names, const ExecSpace& exec, std::si
   bit_key last_begin{}, furthest_end{};
   piece_name furthest{}, overlap_a{}, overlap_b{};
   std::vector<std::pair<std::uintptr_t, std::uintptr_t>> dest_words;  // merged, in address order
+  // The span of every source word: separate from the destinations' (the usual case), no piece's
+  // source is looked up among them.
+  std::pair<std::uintptr_t, std::uintptr_t> src_words{~std::uintptr_t{0}, 0};
   emit(true, [&](const move_request& q) {
     if (q.size == 0) return;
     const bit_key b = key_of(q.dest.words, q.dest_begin), e = key_of(q.dest.words, q.dest_begin + q.size);
@@ -372,6 +384,10 @@ size_type run_piece_list(const move_names& names, const ExecSpace& exec, std::si
     }
     move_piece* p = new (pieces + n) move_piece;
     position_piece(q, *p);
+    if (p->src != nullptr) {
+      const auto s = word_span(p->src, p->src_shift, p->size);
+      src_words    = {std::min(src_words.first, s.first), std::max(src_words.second, s.second)};
+    }
     offsets[n++] = total;
     total += place_piece(*p, total, groups);
   });
@@ -381,7 +397,9 @@ size_type run_piece_list(const move_names& names, const ExecSpace& exec, std::si
     if (!sources_overlapping_dests(r).empty()) return run_moves(fn, exec, r, null_count, read_count);
   } else {
     if (disjoint && overlap) report_overlap(names, overlap_b, overlap_a);
-    for (std::size_t k = 0; k < n; ++k) {
+    const bool may_meet = !dest_words.empty() && src_words.first < dest_words.back().second &&
+                          src_words.second > dest_words.front().first;
+    for (std::size_t k = 0; may_meet && k < n; ++k) {
       if (pieces[k].src == nullptr) continue;
       const auto s = word_span(pieces[k].src, pieces[k].src_shift, pieces[k].size);
       // The first merged range ending past the source's first word: the only one it can meet.

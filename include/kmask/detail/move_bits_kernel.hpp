@@ -56,6 +56,10 @@ constexpr size_type move_group_words = 4;
 // Words a counted CPU-form run copies before counting them: 8 KiB, well inside L1.
 constexpr size_type move_cpu_count_block_words = 2048;
 
+// A counted CPU-form run this short is copied and counted in one inline loop: the wide routines'
+// calls and dispatch cost more than a few words' portable popcounts (small pieces of a long list).
+constexpr size_type move_cpu_short_run_words = 16;
+
 // Work items piece `p` takes when its work starts at item `first`: with `align_groups` (the GPU
 // form) its lead is set so that item first + lead is congruent to its first destination word's
 // index modulo move_group_words, making every group inside it one aligned store.
@@ -287,6 +291,14 @@ KOKKOS_INLINE_FUNCTION size_type move_run(const move_piece& p, size_type k0, siz
       }
 #endif
       for (size_type k = 0; k < n; ++k) d[k] = shifted_word(s, k, shift) ^ fill;
+    } else if (n <= move_cpu_short_run_words) {
+      size_type set = 0;
+      for (size_type k = 0; k < n; ++k) {
+        const word_type v = (shift == 0 ? s[k] : shifted_word(s, k, shift)) ^ fill;
+        d[k]              = v;
+        set += popcount32(v);
+      }
+      zeros = n * word_bits - set;
     } else {
       size_type set = 0;
 #if defined(KMASK_HOST_POPCNT)
