@@ -5,6 +5,7 @@
 // written bits. Uses errors::untouched / expect_rejected from test_errors.hpp.
 
 #include <cstdlib>
+#include <sstream>
 
 namespace {
 namespace move_bits {
@@ -27,9 +28,12 @@ inline ::testing::AssertionResult same(const ref::words& expected, const ref::wo
   if (expected.size() != got.size())
     return ::testing::AssertionFailure() << what << ": " << got.size() << " words, expected " << expected.size();
   for (std::size_t w = 0; w < expected.size(); ++w)
-    if (expected[w] != got[w])
-      return ::testing::AssertionFailure() << what << " word " << w << ": expected 0x" << std::hex << expected[w]
-                                           << " got 0x" << got[w];
+    if (expected[w] != got[w]) {
+      // One stream: AssertionResult streams each part on its own, so std::hex would not reach the words.
+      std::ostringstream os;
+      os << what << " word " << w << ": expected 0x" << std::hex << expected[w] << " got 0x" << got[w];
+      return ::testing::AssertionFailure() << os.str();
+    }
   return ::testing::AssertionSuccess();
 }
 
