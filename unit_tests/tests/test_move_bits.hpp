@@ -292,9 +292,11 @@ TEST(TEST_CATEGORY, concatenate_pieces_and_null_count) {
   const auto seed = base_seed() + 1506;
   SCOPED_TRACE(seed_note(seed));
   std::mt19937_64 rng(seed);
-  const std::size_t piece_counts[] = {0, 1, 2, 7, 100, 3000};
-  for (int iter = 0; iter < 18; ++iter) {
-    const std::size_t n = piece_counts[iter % 6];
+  // 63 and 64 pieces (64 and 65 with the closing zeros): the GPU form's lists in the kernel's
+  // arguments end at 64 pieces (argument_pieces), longer ones travel in a lease.
+  const std::size_t piece_counts[] = {0, 1, 2, 7, 63, 64, 100, 3000};
+  for (int iter = 0; iter < 24; ++iter) {
+    const std::size_t n = piece_counts[iter % 8];
     std::vector<ref::words> host(n);
     std::vector<cview> masks;
     std::vector<kmask::source_mask> raw;
@@ -338,6 +340,78 @@ TEST(TEST_CATEGORY, concatenate_pieces_and_null_count) {
     EXPECT_EQ(c[0], e.nulls);
     EXPECT_EQ(c[1], -777) << "a counter past null_count(0) was written";
   }
+}
+
+// Piece lists at and around the most the GPU form carries in the kernel's arguments
+// (argument_pieces: 64), each in both routes: set_bits_bulk and segmented_copy_bits over ranges
+// that share words (uncounted), and inplace_concatenate into a poisoned destination (counted on
+// the device); a list whose sources overlap its destinations is staged and goes the lease's way.
+TEST(TEST_CATEGORY, piece_lists_around_the_argument_capacity) {
+  using namespace move_bits;
+  TEST_EXECSPACE exec;
+  const auto seed = base_seed() + 1510;
+  SCOPED_TRACE(seed_note(seed));
+  std::mt19937_64 rng(seed);
+  constexpr std::size_t cap = kmask::detail::argument_pieces::capacity;
+  for (const std::size_t n : {std::size_t{4}, std::size_t{5}, cap - 1, cap, cap + 1, 2 * cap})
+    for (const bool aliased : {false, true}) {
+      SCOPED_TRACE(::testing::Message() << n << " pieces" << (aliased ? ", sources inside the destination" : ""));
+      // n adjacent ranges of 1-70 bits over one mask, starting anywhere in a word.
+      std::vector<size_type> begins, ends, sizes, sbegins;
+      size_type at = static_cast<size_type>(rng() % 40);
+      for (std::size_t i = 0; i < n; ++i) {
+        const size_type len = 1 + static_cast<size_type>(rng() % 70);
+        begins.push_back(at), ends.push_back(at + len), sizes.push_back(len);
+        at += len;
+      }
+      const size_type bits = at + 200;  // room for every source range below
+      auto host            = random_words(rng, static_cast<std::size_t>(kmask::num_words(bits)));
+      const auto src_host  = random_words(rng, static_cast<std::size_t>(kmask::num_words(bits)) + 2);
+      const cview src      = to_device<TEST_EXECSPACE>(src_host);
+      std::vector<bool> valid;
+      for (std::size_t i = 0; i < n; ++i) valid.push_back(rng() % 2 == 0);
+
+      auto bulk_host = host;
+      const auto bulk = to_device<TEST_EXECSPACE>(bulk_host);
+      kmask::set_bits_bulk(exec, std::vector<view_t<TEST_EXECSPACE>>(n, bulk), begins, ends, valid);
+
+      // segmented_copy_bits: piece i from bit sbegins[i] of `src`, or of the destination itself.
+      auto copy_host  = host;
+      const auto copy = to_device<TEST_EXECSPACE>(copy_host);
+      std::vector<cview> srcs;
+      for (std::size_t i = 0; i < n; ++i) {
+        sbegins.push_back(static_cast<size_type>(rng() % 60));
+        srcs.push_back(aliased && i % 2 ? cview(copy) : src);
+      }
+      kmask::segmented_copy_bits(exec, std::vector<view_t<TEST_EXECSPACE>>(n, copy), begins, srcs, sbegins, sizes);
+
+      // inplace_concatenate of the same pieces, read from `src` (or from its own destination).
+      const size_type total = at - begins[0];
+      auto cat              = poisoned_destinations<TEST_EXECSPACE>(1, total, 1)[0];
+      const auto cat_before = to_host(cat);
+      const auto count      = poisoned_counts<TEST_EXECSPACE>(1);
+      std::vector<cview> cat_srcs;
+      const auto from_cat = [&](std::size_t i) {
+        return aliased && i % 3 == 0 && sbegins[i] + sizes[i] <= 32 * static_cast<size_type>(cat.extent(0));
+      };
+      for (std::size_t i = 0; i < n; ++i) cat_srcs.push_back(from_cat(i) ? cview(cat) : src);
+      kmask::inplace_concatenate(exec, cat, cat_srcs, sbegins, sizes, count);
+      exec.fence();
+
+      for (std::size_t i = 0; i < n; ++i) ref::set_range(bulk_host, begins[i], ends[i], valid[i]);
+      ASSERT_TRUE(same(bulk_host, to_host(bulk), "set_bits_bulk"));
+      const auto copy_before = copy_host;
+      for (std::size_t i = 0; i < n; ++i)
+        ref::copy_range(copy_host, begins[i], aliased && i % 2 ? &copy_before : &src_host, sbegins[i], sizes[i]);
+      ASSERT_TRUE(same(copy_host, to_host(copy), "segmented_copy_bits"));
+      std::vector<const ref::words*> rp;
+      for (std::size_t i = 0; i < n; ++i) rp.push_back(from_cat(i) ? &cat_before : &src_host);
+      const auto e     = ref::concatenate(rp, sbegins, sizes);
+      auto expect_cat  = e.mask;
+      expect_cat.push_back(poison);
+      ASSERT_TRUE(same(expect_cat, to_host(cat), "inplace_concatenate"));
+      EXPECT_EQ(counts_to_host(count)[0], e.nulls);
+    }
 }
 
 TEST(TEST_CATEGORY, inplace_concatenate_from_its_own_destination) {

@@ -177,6 +177,21 @@ constexpr bool launch_locked_per_kernel_type() {
 #endif
 }
 
+// A launch whose functor carries its own descriptors (a list of a few dozen pieces, up to a few
+// KiB): the functor goes with the launch as the kernel's arguments, nothing uploaded before it.
+// Kokkos sends a functor over 512 bytes through constant memory by default, which its CUDA backend
+// guards with one process-wide lock and a wait for the previous such launch (callers on separate
+// streams would wait for each other); the light-weight hint keeps functors under
+// argument_launch_max_bytes in the arguments instead. Kokkos 3.4 and 4.x spell it alike
+// (Experimental::require, WorkItemProperty::HintLightWeight); backends without such launches ignore it.
+template <class Policy>
+auto argument_launch(const Policy& policy) {
+  return Kokkos::Experimental::require(policy, Kokkos::Experimental::WorkItemProperty::HintLightWeight);
+}
+// The largest launch (functor and policy) carried in a kernel's arguments: Kokkos' CUDA and HIP
+// KernelArgumentLimit, 4 KiB in 3.4 and in 4.x (4.x builds with grid constants allow more).
+constexpr std::size_t argument_launch_max_bytes = 4096;
+
 // Whether the calling thread may run a parallel region of Kokkos::DefaultHostExecutionSpace now.
 // Kokkos 3.x's OpenMP can only be entered from the thread that initialised it (its per-thread
 // instance pointer is null on every other thread, and the call aborts); from Kokkos 4.4 an OpenMP

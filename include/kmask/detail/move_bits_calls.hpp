@@ -4,9 +4,11 @@
 // The host side of the bit-moving calls: their arguments become a list of pieces (a destination
 // range and a source range or a constant), checked once, then one lease from the staging pool
 // carries the pieces, their word offsets, the staged copies of sources that overlap a destination
-// and the count scratch, and one kernel (move_bits_kernel.hpp) writes every piece. On a GPU, a few
-// uncounted pieces may first give their whole-word middles to the backend's copy and fill
-// routines (bulk_words.hpp; write_with_bulk_runs says when), the kernel writing what is left.
+// and the count scratch, and one kernel (move_bits_kernel.hpp) writes every piece. In the GPU form
+// a list of at most 64 pieces with nothing to stage travels in the kernel's arguments instead (no
+// upload; a count takes only a lease's zeroed words), and a few uncounted pieces may first give
+// their whole-word middles to the backend's copy and fill routines (bulk_words.hpp;
+// write_with_bulk_runs says when), the kernel writing what is left.
 
 #include <kmask/detail/bulk_words.hpp>
 #include <kmask/detail/compat.hpp>
@@ -173,10 +175,9 @@ inline size_type split_for_bulk(const move_request& q, bool fills, bulk_run& run
   return words;
 }
 
-// Launches `n` <= inline_pieces::capacity requests with their pieces in the kernel's arguments.
-template <class ExecSpace>
-void launch_inline(const char* fn, const ExecSpace& exec, const move_request* const* q, std::size_t n) {
-  inline_pieces list{};
+// `n` <= List::capacity requests as a list carried in the kernel's arguments; returns its work items.
+template <class ExecSpace, class List>
+size_type fill_argument_list(List& list, const move_request* const* q, std::size_t n) {
   list.num_pieces = static_cast<size_type>(n);
   size_type total = 0;
   for (std::size_t k = 0; k < n; ++k) {
@@ -185,7 +186,41 @@ void launch_inline(const char* fn, const ExecSpace& exec, const move_request* co
     total += place_piece(list.pieces[k], total, !uses_cpu_kernels<ExecSpace>());
   }
   list.offsets[n] = total;
+  return total;
+}
+
+// Launches `n` <= inline_pieces::capacity requests with their pieces in the kernel's arguments.
+template <class ExecSpace>
+void launch_inline(const char* fn, const ExecSpace& exec, const move_request* const* q, std::size_t n) {
+  inline_pieces list{};
+  const size_type total = fill_argument_list<ExecSpace>(list, q, n);
   launch_move(fn, exec, list, total, move_count{nullptr, nullptr});
+}
+
+// GPU form: `n` <= argument_pieces::capacity requests, none staged, with their pieces in the
+// kernel's arguments, counted as run_moves says. Nothing is uploaded: a count takes its running
+// total and ticket from a lease's zeroed words, and a count read back is written by the kernel
+// into the lease's page-locked host word where the device can reach it (else copied back).
+template <class ExecSpace>
+size_type launch_in_arguments(const char* fn, const ExecSpace& exec, const move_request* const* q, std::size_t n,
+                              size_type* null_count, bool read_count) {
+  argument_pieces list{};
+  const size_type total = fill_argument_list<ExecSpace>(list, q, n);
+  if (null_count == nullptr && !read_count) {
+    launch_move(fn, exec, list, total, move_count{nullptr, nullptr});
+    return 0;
+  }
+  using staging_space = typename staging_pool<ExecSpace>::staging_space;
+  constexpr bool result_on_host = Kokkos::SpaceAccessibility<ExecSpace, staging_space>::accessible;
+  const auto lease   = staging_pool<ExecSpace>::acquire(exec, 1, 1, std::string(fn) + "::count");
+  size_type* scratch = reinterpret_cast<size_type*>(lease.zeroed());
+  size_type* out     = null_count;
+  if (read_count) out = reinterpret_cast<size_type*>(result_on_host ? lease.host() : lease.device());
+  launch_move(fn, exec, list, total, move_count{out, scratch});
+  if (!read_count) return 0;
+  if (!result_on_host) lease.download(0, 1);
+  lease.fence();
+  return static_cast<size_type>(lease.host()[0]);
 }
 
 // The GPU form of a few uncounted pieces, none of whose sources overlap a destination: middles of
@@ -282,6 +317,16 @@ size_type run_moves(const char* fn, const ExecSpace& exec, const std::vector<mov
     launch_inline(fn, exec, q, n);
     return 0;
   }
+  // GPU form: a list of a few dozen pieces with nothing to stage, counted or not, travels in the
+  // kernel's arguments too (an upload and a search of device memory per thread were most of a
+  // short list's time).
+  if constexpr (!uses_cpu_kernels<ExecSpace>()) {
+    if (n <= static_cast<std::size_t>(argument_pieces::capacity) && staged.empty()) {
+      const move_request* q[argument_pieces::capacity];
+      for (std::size_t k = 0; k < n; ++k) q[k] = &r[live[k]];
+      return launch_in_arguments(fn, exec, q, n, null_count, read_count);
+    }
+  }
   // Host words: count scratch and read-back slot, pieces, offsets, then stage records.
   const std::size_t at_offsets = detail::at_offsets(n);
   const std::size_t at_stages  = at_offsets + n + 1;
@@ -345,7 +390,12 @@ size_type run_piece_list(const move_names& names, const ExecSpace& exec, std::si
     emit(false, [&](const move_request& q) { r.push_back(q); });
     return r;
   };
-  if (max_pieces <= static_cast<std::size_t>(inline_pieces::capacity) && null_count == nullptr && !read_count) {
+  // Lists short enough for the kernel's arguments (run_moves): checked as requests, no lease.
+  const bool in_arguments = !uses_cpu_kernels<ExecSpace>()
+                                ? max_pieces <= static_cast<std::size_t>(argument_pieces::capacity)
+                                : max_pieces <= static_cast<std::size_t>(inline_pieces::capacity) &&
+                                      null_count == nullptr && !read_count;
+  if (in_arguments) {
     std::vector<move_request> r;
     emit(true, [&](const move_request& q) { r.push_back(q); });
     if (disjoint) check_disjoint_dests(names, r);

@@ -133,30 +133,26 @@ struct uploaded_pieces {
   KOKKOS_FORCEINLINE_FUNCTION size_type offset(size_type p) const { return offsets[p]; }
 };
 
-// The same, carried in the kernel's arguments: a call of a few pieces (set_bits, copy_bits) then
-// needs no staging lease and no upload before its launch.
-struct inline_pieces {
-  static constexpr int capacity = 4;  // 4 x 40 bytes: the launch stays well under Kokkos' 512-byte
-                                      // constant-memory threshold (a global lock and a sync in 3.4)
+// The same, carried in the kernel's arguments (argument_launch): a call of at most Capacity pieces
+// needs no upload before its launch, and a GPU thread finds its piece in the constant bank that holds
+// the arguments, not by loads from device memory. Indexed at run time: the arguments stay in the
+// parameter space (nvcc reads them there; ptxas reports no stack frame for these kernels).
+template <int Capacity>
+struct pieces_in_arguments {
+  static constexpr int capacity = Capacity;
   move_piece pieces[capacity];
   size_type offsets[capacity + 1];
   size_type num_pieces;
-  static constexpr bool ordered = false;  // as uploaded_pieces::ordered: few pieces, never told
-  // Selected with constant indices only: an argument array indexed at run time is copied to each
-  // GPU thread's local memory first.
-  KOKKOS_FORCEINLINE_FUNCTION move_piece piece(size_type p) const {
-    move_piece r = pieces[0];
-    for (int k = 1; k < capacity; ++k)
-      if (p == k) r = pieces[k];
-    return r;
-  }
-  KOKKOS_FORCEINLINE_FUNCTION size_type offset(size_type p) const {
-    size_type r = offsets[0];
-    for (int k = 1; k <= capacity; ++k)
-      if (p == k) r = offsets[k];
-    return r;
-  }
+  static constexpr bool ordered = false;  // as uploaded_pieces::ordered: never told
+  KOKKOS_FORCEINLINE_FUNCTION const move_piece& piece(size_type p) const { return pieces[p]; }
+  KOKKOS_FORCEINLINE_FUNCTION size_type offset(size_type p) const { return offsets[p]; }
 };
+
+// set_bits, copy_bits, copy_bitmask and the edges of bulk runs: 4 x 40 bytes.
+using inline_pieces = pieces_in_arguments<4>;
+// Lists of up to 64 pieces (concatenate, short segmented copies, set_bits_bulk), counted or not:
+// 64 x 48 bytes and the kernel's other arguments stay inside argument_launch_max_bytes.
+using argument_pieces = pieces_in_arguments<64>;
 
 // The first piece from `from` on whose work passes item `i`, by binary search.
 template <class Pieces>
@@ -491,15 +487,19 @@ void launch_move(const char* fn, const ExecSpace& exec, const Pieces& list, size
   } else {
     const size_type league = (total_words + shape.team_words() - 1) / shape.team_words();
     check_league_size(fn, league);
-    using policy = Kokkos::TeamPolicy<ExecSpace>;
+    // Pieces carried in the functor go with the launch (argument_launch); the others are a few
+    // pointers, which the hint leaves where Kokkos puts them anyway.
+    const auto policy = argument_launch(Kokkos::TeamPolicy<ExecSpace>(exec, static_cast<int>(league), shape.team_size));
+    static_assert(sizeof(move_team_functor<ExecSpace, Pieces, true>) + 256 <= argument_launch_max_bytes,
+                  "kmask: a moving launch's arguments must fit the kernel's argument space");
     if (out == nullptr) {
       const move_team_functor<ExecSpace, Pieces, false> f{list, total_words, shape.team_words(), shape.items, league,
                                                           count};
-      Kokkos::parallel_for(label, policy(exec, static_cast<int>(league), shape.team_size), f);
+      Kokkos::parallel_for(label, policy, f);
     } else {
       const move_team_functor<ExecSpace, Pieces, true> f{list, total_words, shape.team_words(), shape.items, league,
                                                          count};
-      Kokkos::parallel_for(label, policy(exec, static_cast<int>(league), shape.team_size), f);
+      Kokkos::parallel_for(label, policy, f);
     }
   }
 }

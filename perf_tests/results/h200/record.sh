@@ -9,7 +9,7 @@
 #   build/host/perf_tests/kmask_benchmarks   the `host` preset (Serial + OpenMP);
 #   build/device-libs    the shared libraries the device image lacks (libbenchmark).
 # Usage: record.sh PART...   parts: info tests seg-small seg-wide calls conc k46 host alloc threads ncu-tree ncu-tree-sass
-#   ncu-move ncu-count ncu-make make-teams k46-ticket ab-bulk
+#   ncu-move ncu-count ncu-make make-teams k46-ticket ab-bulk ab-args
 # Results go to $OUT/record/PART-BUILD.{json,txt} and are tarred into $OUT/record.tar.gz (the
 # device tool returns at most 8 files a call).
 set -u
@@ -73,6 +73,17 @@ for part in "$@"; do
       for r in 1 2 3; do
         bench build/ab/old/kmask_benchmarks diag-ab-bulk-old-$r 0.05 "$bulk"
         bench $k34/perf_tests/kmask_benchmarks diag-ab-bulk-new-$r 0.05 "$bulk"
+      done
+      ;;
+    # Three libraries alternated, three rounds, on the moving and copying cells: before the bulk
+    # route (build/ab/old, 4b5e176), before lists went in the kernel's arguments (build/ab/base,
+    # 27e43b9) and build/cuda.
+    ab-args)
+      for r in 1 2 3; do
+        for b in old base; do
+          bench build/ab/$b/kmask_benchmarks diag-ab-args-$b-$r 0.05 'move_bits/|copy_bitmask/'
+        done
+        bench $k34/perf_tests/kmask_benchmarks diag-ab-args-new-$r 0.05 'move_bits/|copy_bitmask/'
       done
       ;;
     # The Kokkos 4.6.01 build: its unit tests, every non-segmented call and issue 18's segmented cells.
