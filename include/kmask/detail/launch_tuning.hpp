@@ -120,6 +120,9 @@ struct launch_tuning {
   // bits, or on CUDA a warp 32 words by ballot.
   // Threads of a GPU team (whole warps): 256 fills an SM with 8 teams, each one reduction.
   static constexpr int make_gpu_team = 256;
+  // Gathers' teams an SM must hold at once (their launch bounds): a lane's source load waits on its
+  // index load, so occupancy is what hides it; 8 x 256 threads leaves 32 registers a thread.
+  static constexpr int gather_gpu_min_teams_per_sm = 8;
   // Words per GPU thread: 2 x 256 x 32 rows a team gives ~1 Ki teams at 2^24 rows, one resident wave.
   static constexpr size_type make_gpu_items = 2;
   // Teams per SM a build (not a gather) launches at most, looping over blocks: half a resident

@@ -204,6 +204,29 @@ struct gathered_bits {
     }
     return source_bit(j) != 0;
   }
+  // The CUDA lane-per-bit build's whole blocks (a warp's 32 words, every row inside the output):
+  // where every source bit position plus the source's offset in its first word fits 32 bits, a
+  // row's bit comes from 32-bit arithmetic on the word holding source bit 0, and an index outside
+  // the source is clamped to 0 for its load and its bit cleared. No row then branches, and the
+  // compiler overlaps a lane's loads of consecutive rows (the row-by-row form above is
+  // instruction- and branch-bound on sorted indices); by_lane unrolls it 4 rows at a time, since
+  // all 32 at once left random indices a quarter slower.
+  static constexpr bool narrow_blocks = true;
+  KOKKOS_INLINE_FUNCTION bool narrow() const {
+    return mask != nullptr &&
+           static_cast<std::uint64_t>(size_bits) + static_cast<std::uint64_t>(base % word_bits) <= 0xffffffffull;
+  }
+  KOKKOS_INLINE_FUNCTION const word_type* narrow_words() const { return mask + base / word_bits; }
+  KOKKOS_INLINE_FUNCTION std::uint32_t narrow_shift() const { return static_cast<std::uint32_t>(base % word_bits); }
+  // Row i's bit on that path: `s` = narrow_words(), `sh` = narrow_shift().
+  KOKKOS_FORCEINLINE_FUNCTION bool narrow_bit(const word_type* s, std::uint32_t sh, size_type i, bool& bad) const {
+    const Index j  = indices[i];
+    const bool ok  = !CheckBounds || static_cast<std::uint64_t>(j) < static_cast<std::uint64_t>(size_bits);
+    bad            = !ok;
+    const auto q   = static_cast<std::uint32_t>(ok ? j : Index{0}) + sh;
+    const auto bit = ((s[q >> 5] >> (q & 31u)) ^ flip) & 1u;
+    return ok && bit != 0;
+  }
   KOKKOS_INLINE_FUNCTION word_type word(size_type first, int bits, size_type& first_bad) const {
     if (mask == nullptr) {
       word_type w = 0;
@@ -226,6 +249,12 @@ struct gathered_bits {
     return w;
   }
 };
+
+// Whether Bits has the lane-per-bit build's whole-block path (gathered_bits::narrow_blocks).
+template <class Bits, class = void>
+struct narrow_blocks_of : std::false_type {};
+template <class Bits>
+struct narrow_blocks_of<Bits, std::void_t<decltype(Bits::narrow_blocks)>> : std::bool_constant<Bits::narrow_blocks> {};
 
 // Rows of word w that lie below size_bits (0 for padding words past num_words(size_bits)).
 KOKKOS_FORCEINLINE_FUNCTION int rows_in_word(size_type w, size_type size_bits) {
@@ -305,21 +334,46 @@ struct build_words_functor {
     const size_type w0 = block * words_per_team;
     const size_type w1 = w0 + words_per_team < words ? w0 + words_per_team : words;
     const size_type step = static_cast<size_type>(team.team_size() & ~31);
+    bool narrow = false;
+    const word_type* narrow_s = nullptr;
+    std::uint32_t narrow_sh   = 0;
+    if constexpr (!Bits::lane_loads_first && narrow_blocks_of<Bits>::value) {
+      narrow    = bits.narrow();
+      narrow_s  = narrow ? bits.narrow_words() : nullptr;
+      narrow_sh = bits.narrow_shift();
+    }
     for (size_type g = w0 + (rank & ~31); g < w1; g += step) {
       word_type mine       = 0;
       const size_type row0 = g * word_bits + lane;
       if constexpr (!Bits::lane_loads_first) {
-#pragma unroll
-        for (int j = 0; j < 32; ++j) {
-          const size_type row = row0 + j * static_cast<size_type>(word_bits);
-          bool is_bad         = false;
-          const bool b        = row < size_bits && bits.bit(row, is_bad);
-          const word_type v   = __ballot_sync(0xffffffffu, b);
-          mine                = lane == j ? v : mine;
+        // Row j of the 32 words: its word (ballot) lands in lane j; a reporting gather's first bad row noted.
+        const auto take = [&](int j, bool b, bool is_bad) {
+          const word_type v = __ballot_sync(0xffffffffu, b);
+          mine              = lane == j ? v : mine;
           if (Bits::reports_bad) {
             const word_type bad_lanes = __ballot_sync(0xffffffffu, is_bad);
             const size_type pos       = (g + j) * word_bits + (__ffs(bad_lanes) - 1);
             if (bad_lanes != 0 && pos < bad) bad = pos;
+          }
+        };
+        bool whole = false;
+        if constexpr (narrow_blocks_of<Bits>::value) whole = narrow && (g + 32) * word_bits <= size_bits;
+        if (whole) {
+          if constexpr (narrow_blocks_of<Bits>::value) {
+#pragma unroll 4
+            for (int j = 0; j < 32; ++j) {
+              bool is_bad  = false;
+              const bool b = bits.narrow_bit(narrow_s, narrow_sh, row0 + j * static_cast<size_type>(word_bits), is_bad);
+              take(j, b, is_bad);
+            }
+          }
+        } else {
+#pragma unroll
+          for (int j = 0; j < 32; ++j) {
+            const size_type row = row0 + j * static_cast<size_type>(word_bits);
+            bool is_bad         = false;
+            const bool b        = row < size_bits && bits.bit(row, is_bad);
+            take(j, b, is_bad);
           }
         }
       } else {
@@ -437,7 +491,12 @@ void enqueue_build(const char* fn, const ExecSpace& exec, const Bits& bits, word
   } else {
     const auto lease = staging_pool<ExecSpace>::acquire(exec, 1, 1, std::string(fn) + "::count_scratch");
     auto* scratch    = reinterpret_cast<size_type*>(lease.zeroed());
-    Kokkos::parallel_for(label, Kokkos::TeamPolicy<ExecSpace>(exec, static_cast<int>(league), team),
+    // Gathers keep every warp an SM can hold (their loads wait on loads): bounded to fit that many.
+    using policy = std::conditional_t<
+        narrow_blocks_of<Bits>::value,
+        Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<t::make_gpu_team, t::gather_gpu_min_teams_per_sm>>,
+        Kokkos::TeamPolicy<ExecSpace>>;
+    Kokkos::parallel_for(label, policy(exec, static_cast<int>(league), team),
                          build_words_ticket_functor<ExecSpace, Bits>{f, league, scratch, null_count});
   }
 }

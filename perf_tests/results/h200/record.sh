@@ -9,7 +9,7 @@
 #   build/host/perf_tests/kmask_benchmarks   the `host` preset (Serial + OpenMP);
 #   build/device-libs    the shared libraries the device image lacks (libbenchmark).
 # Usage: record.sh PART...   parts: info tests seg-small seg-wide calls conc k46 host alloc threads ncu-tree ncu-tree-sass
-#   ncu-move ncu-count ncu-make make-teams k46-ticket ab-bulk ab-args
+#   ncu-move ncu-count ncu-make make-teams k46-ticket ab-bulk ab-args ab-gather
 # Results go to $OUT/record/PART-BUILD.{json,txt} and are tarred into $OUT/record.tar.gz (the
 # device tool returns at most 8 files a call).
 set -u
@@ -84,6 +84,13 @@ for part in "$@"; do
           bench build/ab/$b/kmask_benchmarks diag-ab-args-$b-$r 0.05 'move_bits/|copy_bitmask/'
         done
         bench $k34/perf_tests/kmask_benchmarks diag-ab-args-new-$r 0.05 'move_bits/|copy_bitmask/'
+      done
+      ;;
+    # The gathers before (build/ab/base, 27e43b9) and after their whole-block path, alternated.
+    ab-gather)
+      for r in 1 2 3; do
+        bench build/ab/base/kmask_benchmarks diag-ab-gather-base-$r 0.05 'make_masks/inplace_gather_bits/'
+        bench $k34/perf_tests/kmask_benchmarks diag-ab-gather-new-$r 0.05 'make_masks/inplace_gather_bits/'
       done
       ;;
     # The Kokkos 4.6.01 build: its unit tests, every non-segmented call and issue 18's segmented cells.
