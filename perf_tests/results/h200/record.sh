@@ -10,6 +10,7 @@
 #   build/device-libs    the shared libraries the device image lacks (libbenchmark).
 # Usage: record.sh PART...   parts: info tests seg-small seg-wide calls conc k46 host alloc threads ncu-tree ncu-tree-sass
 #   ncu-move ncu-count ncu-make make-teams k46-ticket ab-bulk ab-args ab-gather
+#   mutation memcheck-moves calls-ab
 # Results go to $OUT/record/PART-BUILD.{json,txt} and are tarred into $OUT/record.tar.gz (the
 # device tool returns at most 8 files a call).
 set -u
@@ -92,6 +93,25 @@ for part in "$@"; do
         bench build/ab/base/kmask_benchmarks diag-ab-gather-base-$r 0.05 'make_masks/inplace_gather_bits/'
         bench $k34/perf_tests/kmask_benchmarks diag-ab-gather-new-$r 0.05 'make_masks/inplace_gather_bits/'
       done
+      ;;
+    # The CUDA unit tests of a build whose gathers' whole-block path flips one row's bit
+    # (build/mut, made by hand for the check): the gather tests must fail.
+    mutation)
+      timeout "$(left)" build/mut/kmask_unit_tests_cuda --gtest_brief=1 '--gtest_filter=*gather*' > "$out/mutation.log" 2>&1
+      echo "mutation rc=$? (non-zero expected) $(grep -c '^\[  FAILED  \]' "$out/mutation.log") failed lines"
+      ;;
+    # compute-sanitizer memcheck over the moving and gathering tests (the kernels changed in session 23).
+    memcheck-moves)
+      KMASK_TEST_SKIP_HUGE=1 timeout "$(left)" compute-sanitizer --tool memcheck --error-exitcode 99 \
+        $k34/unit_tests/kmask_unit_tests_cuda --gtest_brief=1 \
+        '--gtest_filter=*gather*:*concatenate*:*piece*:*move*:*copy_bits*:*set_bits*:*copy_bitmask*:*inverted*' \
+        > "$out/memcheck-moves.log" 2>&1
+      echo "memcheck rc=$? $(grep -E 'ERROR SUMMARY|PASSED|FAILED' "$out/memcheck-moves.log" | tr '\n' ' ')"
+      ;;
+    # Every call of issues 15, 16 and 18 on build/ab/base (27e43b9) and build/cuda, one after the other.
+    calls-ab)
+      bench build/ab/base/kmask_benchmarks diag-calls-base 0.02 "$calls"
+      bench $k34/perf_tests/kmask_benchmarks diag-calls-new 0.02 "$calls"
       ;;
     # The Kokkos 4.6.01 build: its unit tests, every non-segmented call and issue 18's segmented cells.
     k46)
