@@ -108,10 +108,13 @@ for part in "$@"; do
         > "$out/memcheck-moves.log" 2>&1
       echo "memcheck rc=$? $(grep -E 'ERROR SUMMARY|PASSED|FAILED' "$out/memcheck-moves.log" | tr '\n' ' ')"
       ;;
-    # Every call of issues 15, 16 and 18 on build/ab/base (27e43b9) and build/cuda, one after the other.
+    # Every call of issues 15, 16 and 18 on build/ab/base (27e43b9) and build/cuda, alternated, one
+    # round per number in CALLS_AB_ROUNDS (call 23.16 ran round 1, call 23.17 rounds 2 and 3).
     calls-ab)
-      bench build/ab/base/kmask_benchmarks diag-calls-base 0.02 "$calls"
-      bench $k34/perf_tests/kmask_benchmarks diag-calls-new 0.02 "$calls"
+      for r in ${CALLS_AB_ROUNDS:-1}; do
+        bench build/ab/base/kmask_benchmarks diag-calls-base-$r 0.02 "$calls"
+        bench $k34/perf_tests/kmask_benchmarks diag-calls-new-$r 0.02 "$calls"
+      done
       ;;
     # The Kokkos 4.6.01 build: its unit tests, every non-segmented call and issue 18's segmented cells.
     k46)
