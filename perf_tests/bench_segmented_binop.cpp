@@ -121,6 +121,22 @@ void run_inplace(benchmark::State& state, segmented_case c, Op op) {
   }
 }
 
+// The one-shot in-place call (no plan): what an engine that combines masks once per batch pays,
+// the describing pass and the descriptors' way to the kernels included.
+void run_inplace_call(benchmark::State& state, segmented_case c) {
+  exec_space exec;
+  if (working_set_bytes(c) > max_bytes()) {
+    state.SkipWithError("working set exceeds KMASK_BENCH_MAX_BYTES");
+    return;
+  }
+  const auto p    = prepare(exec, c);
+  const auto call = [&] {
+    kmask::inplace_segmented_binop(exec, kmask::bit_and{}, p->destinations, p->sources, p->begin_bits, c.size_bits,
+                                   p->offsets, p->null_counts);
+  };
+  time_and_report(state, exec, p->bytes, call);
+}
+
 void run_allocating(benchmark::State& state, segmented_case c) {
   exec_space exec;
   if (working_set_bytes(c) > max_bytes()) {
@@ -214,6 +230,16 @@ void register_segmented_binop_benchmarks() {
               ->Unit(benchmark::kMicrosecond);
           benchmark::RegisterBenchmark(case_name("alloc", c, "and").c_str(),
                                        [c](benchmark::State& s) { run_allocating(s, c); })
+              ->UseManualTime()
+              ->Unit(benchmark::kMicrosecond);
+        }
+  for (size_type bits : {size_type{1} << 20, size_type{1} << 24})
+    for (size_type segments : {10, 100})
+      for (size_type masks : {4, 16})
+        for (bool aligned : {true, false}) {
+          const segmented_case c{segments, masks, bits, aligned};
+          benchmark::RegisterBenchmark(case_name("inplace_call", c, "and").c_str(),
+                                       [c](benchmark::State& s) { run_inplace_call(s, c); })
               ->UseManualTime()
               ->Unit(benchmark::kMicrosecond);
         }

@@ -128,3 +128,82 @@ TEST(TEST_CATEGORY, segmented_binop_wide_masks_span_many_teams) {
   check_random_case<TEST_EXECSPACE>(random_case(rng, 3, 4, (1 << 18) + 13), kmask::bit_and{}, seed);
   check_random_case<TEST_EXECSPACE>(random_case(rng, 2, 3, (1 << 16) + 32 * 5), kmask::bit_or{}, seed);
 }
+
+// In-place calls of a few wide segments, which the GPU form launches with every descriptor in the
+// kernel's arguments (at most 16 segments and 256 sources, segments wider than 32 words): around
+// those limits, every operator, sources read complemented, the counted one-destination form, and a
+// source sitting right after a destination (which takes the staging lease's way instead).
+TEST(TEST_CATEGORY, segmented_binop_few_wide_segments_in_the_launch_arguments) {
+  TEST_EXECSPACE exec;
+  const auto seed = base_seed() + 38;
+  SCOPED_TRACE(seed_note(seed));
+  std::mt19937_64 rng(seed);
+  using cview = Kokkos::View<const word_type*, typename TEST_EXECSPACE::memory_space>;
+  struct shape {
+    size_type segments, max_sources;
+  };
+  const shape shapes[] = {{1, 1}, {1, 256}, {1, 300}, {2, 4}, {5, 3}, {16, 16}, {16, 20}, {17, 2}};
+  const size_type sizes[] = {32 * 32 + 1, 32 * 33, 4099, 70001};
+  int iter = 0;
+  for (const shape sh : shapes)
+    for (const size_type bits : sizes) {
+      ++iter;
+      const auto c = random_case(rng, sh.segments, sh.max_sources, bits);
+      if (iter % 3 == 0) check_random_case<TEST_EXECSPACE>(c, kmask::bit_xor{}, seed);
+      else if (iter % 3 == 1) check_random_case<TEST_EXECSPACE>(c, kmask::bit_and{}, seed);
+      else check_random_case<TEST_EXECSPACE>(c, kmask::bit_or{}, seed);
+      // Every source read complemented: XOR with all ones in the reference.
+      const size_type S = c.num_segments();
+      host_case flipped = c;
+      for (auto& w : flipped.sources)
+        for (auto& x : w) x = ~x;
+      std::vector<kmask::source_mask> raw;
+      std::vector<cview> keep;
+      for (std::size_t j = 0; j < c.sources.size(); ++j) {
+        keep.push_back(to_device<TEST_EXECSPACE>(c.sources[j]));
+        raw.push_back(kmask::inverted(keep.back(), c.begin_bits[j]));
+      }
+      const auto dests = poisoned_destinations<TEST_EXECSPACE>(S, bits, 1);
+      std::vector<kmask::dest_mask> rdests;
+      for (const auto& d : dests) rdests.push_back({d.data(), static_cast<size_type>(d.extent(0))});
+      const auto nulls = poisoned_counts<TEST_EXECSPACE>(S);
+      kmask::inplace_segmented_binop(exec, kmask::bit_and{}, rdests, raw, bits, c.offsets, nulls);
+      exec.fence();
+      const auto got_counts = counts_to_host(nulls);
+      for (size_type s = 0; s < S; ++s) {
+        const auto want = flipped.expected(ref::op::and_, s);
+        auto expect     = want.mask;
+        expect.push_back(poison);
+        ASSERT_TRUE(same_words(expect, to_host(dests[s]), s)) << "inverted sources";
+        ASSERT_EQ(got_counts[s], want.nulls) << "inverted sources, segment " << s;
+      }
+    }
+  // One destination, counted and read back (inplace_binop); its sources in one allocation with
+  // the destination right after them, or not.
+  for (const bool adjacent : {false, true})
+    for (const size_type bits : sizes) {
+      const size_type words = kmask::num_words(bits);
+      const std::size_t k   = 1 + rng() % 6;
+      ref::words all        = random_words(rng, (k + 1) * static_cast<std::size_t>(words));
+      const auto dev        = to_device<TEST_EXECSPACE>(all);
+      std::vector<kmask::source_mask> srcs;
+      std::vector<const ref::words*> rs;
+      std::vector<ref::words> pieces(k);
+      std::vector<std::int64_t> begins(k, 0);
+      for (std::size_t j = 0; j < k; ++j) {
+        srcs.push_back({dev.data() + j * words, words, 0});
+        pieces[j] = ref::words(all.begin() + static_cast<long>(j * words), all.begin() + static_cast<long>((j + 1) * words));
+        rs.push_back(&pieces[j]);
+      }
+      auto separate = poisoned_destinations<TEST_EXECSPACE>(1, bits, 0)[0];
+      const kmask::dest_mask d =
+          adjacent ? kmask::dest_mask{dev.data() + k * words, words} : kmask::dest_mask{separate.data(), words};
+      const auto want = ref::combine(ref::op::or_, rs, begins, bits);
+      SCOPED_TRACE(::testing::Message() << k << " sources, " << bits << " bits, destination "
+                                        << (adjacent ? "right after them" : "apart"));
+      ASSERT_EQ(kmask::inplace_binop(exec, kmask::bit_or{}, d, srcs, bits), want.nulls);
+      const auto got = adjacent ? to_host(dev) : to_host(separate);
+      const ref::words got_dest(got.end() - static_cast<long>(words), got.end());
+      ASSERT_TRUE(same_words(want.mask, got_dest, 0));
+    }
+}

@@ -10,7 +10,7 @@
 #   build/device-libs    the shared libraries the device image lacks (libbenchmark).
 # Usage: record.sh PART...   parts: info tests seg-small seg-wide calls conc k46 host alloc threads ncu-tree ncu-tree-sass
 #   ncu-move ncu-count ncu-make make-teams k46-ticket ab-bulk ab-args ab-gather
-#   mutation memcheck-moves calls-ab
+#   mutation memcheck-moves calls-ab ab-seg
 # Results go to $OUT/record/PART-BUILD.{json,txt} and are tarred into $OUT/record.tar.gz (the
 # device tool returns at most 8 files a call).
 set -u
@@ -29,6 +29,8 @@ bulk='move_bits/(set_bits|copy_bits)/|copy_bitmask/'
 i18seg='segmented_binop/inplace/and/segments:10/masks:(4|16)/bits:(1048576|16777216)/|segmented_binop/alloc/and/segments:(1000|10000)/masks:(4|16)/bits:128/|segmented_binop/alloc/and/segments:(10|100)/masks:4/bits:1048576/'
 wide='segmented_binop/inplace/(and|or)/segments:(10|100|1000)/masks:(4|8|16)/bits:(1048576|16777216)/|segmented_binop/inplace/and/segments:10/masks:(4|16)/bits:134217728/'
 alloc='segmented_binop/alloc/and/segments:(1000|10000)/masks:(2|4|16)/bits:128/|segmented_binop/alloc/and/segments:(10|100)/masks:4/bits:1048576/'
+# Few segments in place, planned and one-shot (the cells descriptors in the launch's arguments change).
+abseg='segmented_binop/inplace(_call)?/and/segments:(10|100)/masks:(4|16)/bits:(1048576|16777216)/'
 # The host floors' cells (>= 2^24 bits), on the device machine's 16 cores.
 host='segmented_binop/inplace/and/segments:(10|100)/masks:(4|16)/bits:(16777216|134217728)/|count_set_bits/(24|27)|copy_bitmask/(24|27)/|move_bits/(set_bits|copy_bits|segmented_copy_bits|inplace_concatenate)/|batch_count/|make_masks/|superimpose_nulls_tree/'
 
@@ -92,6 +94,15 @@ for part in "$@"; do
       for r in 1 2 3; do
         bench build/ab/base/kmask_benchmarks diag-ab-gather-base-$r 0.05 'make_masks/inplace_gather_bits/'
         bench $k34/perf_tests/kmask_benchmarks diag-ab-gather-new-$r 0.05 'make_masks/inplace_gather_bits/'
+      done
+      ;;
+    # Few-segment in-place calls, planned and one-shot, before (build/ab/base2: 27e43b9 with this
+    # session's benchmark file, whose inplace_call family it lacked) and after their descriptors
+    # went into the launch's arguments, alternated, three rounds.
+    ab-seg)
+      for r in 1 2 3; do
+        bench build/ab/base2/kmask_benchmarks diag-ab-seg-base-$r 0.05 "$abseg"
+        bench $k34/perf_tests/kmask_benchmarks diag-ab-seg-new-$r 0.05 "$abseg"
       done
       ;;
     # The CUDA unit tests of a build whose gathers' whole-block path flips one row's bit
