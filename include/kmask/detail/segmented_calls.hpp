@@ -22,29 +22,17 @@ namespace detail {
 template <class View>
 using space_of = typename View::memory_space::execution_space;
 
-// A plan of a few wide segments (GPU form) launches with its descriptors in the arguments.
 template <class ExecSpace, class Store, class Op>
 void launch_in_place(const char* fn, const ExecSpace& exec, const Op& op, const encoded_call<ExecSpace, Store>& e,
                      const Kokkos::View<size_type*, typename ExecSpace::memory_space>& null_counts) {
   using memory_space = typename ExecSpace::memory_space;
-  if constexpr (std::is_same<Store, owned_words<ExecSpace>>::value) {
-    if (plan_fits_in_arguments(e)) {
-      launch_plan_in_arguments(fn, exec, op, e, null_counts);
-      return;
-    }
-  }
   launch(fn, exec, op, e, pointer_destinations<memory_space>{e.destinations}, null_counts, num_words(e.size_bits));
 }
 
 // In place, one shot: descriptors in a staging lease, released (marked) once the launch is enqueued.
-// A few wide segments (GPU form) go with their descriptors in the launch's arguments instead.
 template <class ExecSpace, class Op, class Sources, class Dests>
 void inplace_call(const ExecSpace& exec, const Op& op, const segmented_problem<Sources, Dests>& p,
                   const Kokkos::View<size_type*, typename ExecSpace::memory_space>& null_counts) {
-  if (fits_in_arguments<ExecSpace>(p)) {
-    inplace_in_arguments(exec, op, p, null_counts, false);
-    return;
-  }
   const auto e = encode(exec, p, pool_stores<ExecSpace>{p.names.fn});
   launch_in_place(p.names.fn, exec, op, e, null_counts);
 }
@@ -59,7 +47,6 @@ counter_arg counter_of(const char* name, const View& v) {
 // of one child): the count is written into the lease and read back from it, nothing allocated.
 template <class ExecSpace, class Op, class Sources, class Dests>
 size_type inplace_call_counted(const ExecSpace& exec, const Op& op, const segmented_problem<Sources, Dests>& p) {
-  if (fits_in_arguments<ExecSpace>(p)) return inplace_in_arguments(exec, op, p, {}, true);
   const auto e = encode(exec, p, pool_stores<ExecSpace>{p.names.fn});
   launch_in_place(p.names.fn, exec, op, e, e.result());
   return e.read_result();

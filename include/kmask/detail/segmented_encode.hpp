@@ -13,7 +13,6 @@
 
 #include <cstring>
 #include <optional>
-#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -90,8 +89,6 @@ struct encoded_call {
   Kokkos::View<const destination_ref*, memory_space, unmanaged> destinations;
   Kokkos::View<const stage_ref*, memory_space, unmanaged> stages;
   std::size_t result_word = 0;  // a count the synchronous calls read back
-  std::size_t at_dests    = 0;  // where the destination pointers and source references start in `words`
-  std::size_t at_sources  = 0;
   size_type num_segments  = 0;
   size_type size_bits     = 0;
   size_type num_staged    = 0;
@@ -153,8 +150,6 @@ encoded_call<ExecSpace, typename Make::store> encode(const ExecSpace& exec, cons
   e.num_segments = p.num_segments;
   e.size_bits    = p.size_bits;
   e.result_word  = at_result;
-  e.at_dests     = at_dests;
-  e.at_sources   = at_sources;
   std::uint64_t* host = e.words.host();
   std::memcpy(host, p.offsets, num_offsets * sizeof(size_type));
   std::fill(host + at_scratch, host + at_dests, std::uint64_t{0});
@@ -314,138 +309,6 @@ void launch(const char* fn, const ExecSpace& exec, const Op& op, const encoded_c
                                                     row_words,
                                                     e.count_scratch};
   launch_segmented_binop(fn, exec, a);
-}
-
-// ---- One-shot in-place calls of a few wide segments: descriptors in the launch's arguments ----
-
-// The most segments and sources such a launch carries: offsets, 8-byte references and destination
-// pointers come to ~2.4 KiB of its arguments. Each segment's count scratch is two of a lease's
-// zeroed words.
-constexpr int argument_segments = 16;
-constexpr int argument_sources  = 256;
-template <class ExecSpace>
-using argument_descriptors = descriptors_in_arguments<argument_segments, argument_sources, source_ref_for<ExecSpace>>;
-static_assert(2 * argument_segments <= 32, "kmask: staging_pool::zeroed_words holds every segment's count scratch");
-
-// Whether an in-place problem takes that launch, judged from its raw arguments (nothing checked,
-// nothing thrown): the GPU form, segments wider than a small segment, at most argument_segments
-// segments and argument_sources sources, no absent source (its words of ones would need memory),
-// and no source whose words come within a word of a destination's (it might need staging). Either
-// way the arguments are checked in the same order, with the same messages.
-template <class ExecSpace, class Sources, class Dests>
-bool fits_in_arguments(const segmented_problem<Sources, Dests>& p) {
-  if constexpr (uses_cpu_kernels<ExecSpace>() || std::is_same<Dests, no_dests>::value) {
-    return false;
-  } else {
-    if (p.num_segments <= 0 || p.num_segments > argument_segments || p.sources.size() > argument_sources ||
-        p.dests.size() != static_cast<std::size_t>(p.num_segments) ||
-        num_words(p.size_bits) <= small_segment_words<ExecSpace>())
-      return false;
-    // Byte ranges padded by a word on each side; the destinations' hull first (separate
-    // allocations, the usual case, are decided by it), then each destination.
-    const auto words = static_cast<std::uintptr_t>(num_words(p.size_bits));
-    constexpr std::uintptr_t w = sizeof(word_type);
-    std::uintptr_t lo = ~std::uintptr_t{0}, hi = 0;
-    for (std::size_t s = 0; s < p.dests.size(); ++s) {
-      const auto d = reinterpret_cast<std::uintptr_t>(p.dests[s].words);
-      lo = std::min(lo, d - w), hi = std::max(hi, d + (words + 1) * w);
-    }
-    for (std::size_t j = 0; j < p.sources.size(); ++j) {
-      const source_mask m = p.sources[j];
-      if (m.words == nullptr || m.begin_bit < 0) return false;
-      const auto first = reinterpret_cast<std::uintptr_t>(m.words) + static_cast<std::uintptr_t>(m.begin_bit / word_bits) * w;
-      const auto last  = first + (words + 1) * w;  // its bit offset makes it a word longer at most
-      if (last <= lo || first >= hi) continue;
-      for (std::size_t s = 0; s < p.dests.size(); ++s) {
-        const auto d = reinterpret_cast<std::uintptr_t>(p.dests[s].words);
-        if (last > d - w && first < d + (words + 1) * w) return false;
-      }
-    }
-    return true;
-  }
-}
-
-// A plan's launch whose descriptors travel in its arguments: a GPU-form plan of at most
-// argument_segments wide segments and argument_sources sources. Its host words hold every
-// descriptor as uploaded (staged and absent sources' references already point at the plan's
-// device copies), so each run copies them into the launch instead of the kernels loading them.
-template <class ExecSpace>
-bool plan_fits_in_arguments(const encoded_call<ExecSpace, owned_words<ExecSpace>>& e) {
-  if constexpr (uses_cpu_kernels<ExecSpace>()) {
-    return false;
-  } else {
-    return e.num_segments > 0 && e.num_segments <= argument_segments &&
-           static_cast<size_type>(e.destinations.extent(0)) == e.num_segments &&
-           e.sources.extent(0) <= static_cast<std::size_t>(argument_sources) &&
-           num_words(e.size_bits) > small_segment_words<ExecSpace>();
-  }
-}
-template <class ExecSpace, class Op>
-void launch_plan_in_arguments(const char* fn, const ExecSpace& exec, const Op& op,
-                              const encoded_call<ExecSpace, owned_words<ExecSpace>>& e,
-                              const Kokkos::View<size_type*, typename ExecSpace::memory_space>& null_counts) {
-  using ref_type = source_ref_for<ExecSpace>;
-  segmented_args_for<ExecSpace, Op, argument_destinations<argument_segments>, argument_descriptors<ExecSpace>> a{};
-  const std::uint64_t* host = e.words.host();
-  const std::size_t n       = e.sources.extent(0);
-  a.offsets.n               = e.num_segments + 1;
-  std::memcpy(a.offsets.v, host, static_cast<std::size_t>(a.offsets.n) * sizeof(size_type));
-  const auto* dests = reinterpret_cast<const destination_ref*>(host + e.at_dests);
-  for (size_type s = 0; s < e.num_segments; ++s) a.destinations.rows[s] = dests[s].data;
-  std::memcpy(static_cast<void*>(a.sources.v), host + e.at_sources, n * sizeof(ref_type));
-  a.sources.n     = static_cast<size_type>(n);
-  a.op            = op;
-  a.null_counts   = null_counts;
-  a.num_segments  = e.num_segments;
-  a.size_bits     = e.size_bits;
-  a.words         = num_words(e.size_bits);
-  a.row_words     = a.words;
-  a.count_scratch = e.count_scratch;
-  stage_sources(exec, e);
-  launch_wide_segments(fn, exec, a);
-}
-
-// Checks and launches an in-place problem that fits_in_arguments, as encode() and launch() do for
-// any other: the sources (in the same pass that writes their references), the destinations, their
-// overlaps, then one launch whose arguments hold every descriptor. The counts go to `null_counts`,
-// or with `read_back` to a lease's word, whose count is returned after the fence.
-template <class ExecSpace, class Op, class Sources, class Dests>
-size_type inplace_in_arguments(const ExecSpace& exec, const Op& op, const segmented_problem<Sources, Dests>& p,
-                               const Kokkos::View<size_type*, typename ExecSpace::memory_space>& null_counts,
-                               bool read_back) {
-  using memory_space  = typename ExecSpace::memory_space;
-  using staging_space = typename staging_pool<ExecSpace>::staging_space;
-  using destinations  = argument_destinations<argument_segments>;
-  segmented_args_for<ExecSpace, Op, destinations, argument_descriptors<ExecSpace>> a{};
-  const std::size_t n = p.sources.size();
-  const pass_result r = source_pass(exec, p.sources, p.size_bits, a.sources.v, 0, n);
-  if (r.first_bad != pass_result::none) report_source(p.names, r.first_bad, p.sources[r.first_bad], p.size_bits);
-  check_destinations(p);
-  // Refuses overlapping destinations; finds no source to stage, fits_in_arguments having kept
-  // every source away from the destinations (and absent ones out).
-  if (!sources_to_stage(p).empty() || r.first_absent != pass_result::none)
-    throw std::logic_error(std::string(p.names.fn) + ": kmask internal error: a source to stage in an argument launch");
-  a.op        = op;
-  a.sources.n = static_cast<size_type>(n);
-  a.offsets.n = p.num_segments + 1;
-  for (size_type s = 0; s <= p.num_segments; ++s) a.offsets.v[s] = p.offsets[s];
-  for (size_type s = 0; s < p.num_segments; ++s) a.destinations.rows[s] = p.dests[static_cast<std::size_t>(s)].words;
-  a.num_segments = p.num_segments;
-  a.size_bits    = p.size_bits;
-  a.words        = num_words(p.size_bits);
-  a.row_words    = a.words;
-  constexpr bool result_on_host = Kokkos::SpaceAccessibility<ExecSpace, staging_space>::accessible;
-  const auto lease = staging_pool<ExecSpace>::acquire(exec, 1, 1, std::string(p.names.fn) + "::counts");
-  a.count_scratch  = Kokkos::View<size_type*, memory_space>(reinterpret_cast<size_type*>(lease.zeroed()),
-                                                           2 * p.num_segments);
-  a.null_counts    = !read_back ? null_counts
-                                : Kokkos::View<size_type*, memory_space>(
-                                   reinterpret_cast<size_type*>(result_on_host ? lease.host() : lease.device()), 1);
-  launch_wide_segments(p.names.fn, exec, a);
-  if (!read_back) return 0;
-  if (!result_on_host) lease.download(0, 1);
-  lease.fence();
-  return static_cast<size_type>(lease.host()[0]);
 }
 
 }  // namespace detail

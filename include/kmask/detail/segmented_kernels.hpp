@@ -58,43 +58,11 @@ KOKKOS_FORCEINLINE_FUNCTION size_type nulls_in_word(word_type word, size_type w,
 template <class ExecSpace>
 using source_ref_for = std::conditional_t<uses_cpu_kernels<ExecSpace>(), source_ref, packed_source_ref>;
 
-// Where a launch's segment offsets and source references live: device memory (a staging lease or
-// a plan's words), or the launch's own arguments (a one-shot call of a few segments: nothing
-// uploaded, and the kernels read them from the argument bank instead of by dependent loads).
-template <class MemorySpace, class SourceRef>
-struct descriptors_in_memory {
-  using offsets_type = Kokkos::View<const size_type*, MemorySpace>;
-  using sources_type = Kokkos::View<const SourceRef*, MemorySpace>;
-};
-// An array in the kernel's arguments, read as the View it stands for.
-template <class T, int N>
-struct argument_array {
-  T v[N];
-  size_type n = 0;
-  KOKKOS_FORCEINLINE_FUNCTION const T& operator()(size_type i) const { return v[i]; }
-  KOKKOS_FORCEINLINE_FUNCTION const T* data() const { return v; }
-  KOKKOS_FORCEINLINE_FUNCTION size_type extent(int) const { return n; }
-};
-template <int Segments, int Sources, class SourceRef>
-struct descriptors_in_arguments {
-  static constexpr int segments = Segments;
-  static constexpr int sources  = Sources;
-  using offsets_type            = argument_array<size_type, Segments + 1>;
-  using sources_type            = argument_array<SourceRef, Sources>;
-};
-// One destination pointer per segment, in the kernel's arguments.
-template <int Segments>
-struct argument_destinations {
-  word_type* rows[Segments];
-  KOKKOS_INLINE_FUNCTION word_type* row(size_type s) const { return rows[s]; }
-};
-
-template <class MemorySpace, class Op, class Destinations, class SourceRef,
-          class Descriptors = descriptors_in_memory<MemorySpace, SourceRef>>
+template <class MemorySpace, class Op, class Destinations, class SourceRef>
 struct segmented_binop_args {
   Op op;
-  typename Descriptors::offsets_type offsets;  // num_segments + 1
-  typename Descriptors::sources_type sources;
+  Kokkos::View<const size_type*, MemorySpace> offsets;  // num_segments + 1
+  Kokkos::View<const SourceRef*, MemorySpace> sources;
   Destinations destinations;
   Kokkos::View<size_type*, MemorySpace> null_counts;
   size_type num_segments;
@@ -126,10 +94,9 @@ struct segmented_binop_args {
 };
 
 // The arguments of ExecSpace's kernels.
-template <class ExecSpace, class Op, class Destinations,
-          class Descriptors = descriptors_in_memory<typename ExecSpace::memory_space, source_ref_for<ExecSpace>>>
+template <class ExecSpace, class Op, class Destinations>
 using segmented_args_for =
-    segmented_binop_args<typename ExecSpace::memory_space, Op, Destinations, source_ref_for<ExecSpace>, Descriptors>;
+    segmented_binop_args<typename ExecSpace::memory_space, Op, Destinations, source_ref_for<ExecSpace>>;
 
 // Combines `Items` destination words w0, w0 + stride, ... of one segment into acc[], left to right
 // over sources [j, last) (the operator need not commute). Words at or past `words` are neither
@@ -268,8 +235,7 @@ struct small_segments_functor {
 // In a block, each run of 32 TeamThreadRange indices (a warp on CUDA) owns 32 x gpu_items
 // consecutive words, index g word g % 32 of each 32, so every load instruction of a warp reads one
 // 128-byte line and neighbouring words sit in neighbouring lanes.
-template <class ExecSpace, class Op, class Destinations,
-          class Descriptors = descriptors_in_memory<typename ExecSpace::memory_space, source_ref_for<ExecSpace>>>
+template <class ExecSpace, class Op, class Destinations>
 struct wide_segments_functor {
   using member_type    = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
   static constexpr int items = launch_tuning<ExecSpace>::gpu_items;
@@ -279,7 +245,7 @@ struct wide_segments_functor {
 #else
   static constexpr bool warp_runs = false;
 #endif
-  segmented_args_for<ExecSpace, Op, Destinations, Descriptors> a;
+  segmented_args_for<ExecSpace, Op, Destinations> a;
   team_shape shape;
 
   // Words w0, w0 + 32, ... (`items` of them) of the segment with sources [first, last), written to
@@ -435,31 +401,6 @@ void launch_small_segments(const ExecSpace& exec, const segmented_args_for<ExecS
   (void)(launch_small_segments_in<Slots>(slot, policy, a, shape) || ...);
 }
 
-// The GPU form's launch for segments wider than small_segment_words (a.words above it).
-template <class ExecSpace, class Op, class Destinations, class Descriptors>
-void launch_wide_segments(const char* fn, const ExecSpace& exec,
-                          const segmented_args_for<ExecSpace, Op, Destinations, Descriptors>& a) {
-  const size_type sources_per_segment =
-      (static_cast<size_type>(a.sources.extent(0)) + a.num_segments - 1) / a.num_segments;
-  const team_shape shape = gpu_shape_for(exec, a.row_words, a.num_segments, sources_per_segment);
-  const size_type league = a.num_segments * shape.teams_per_segment;
-  // Judged on one team per block, whatever blocks_per_team this device gets, so a call is
-  // accepted or refused alike on every device and backend.
-  const size_type block_words = shape.groups * launch_tuning<ExecSpace>::gpu_items;
-  check_league_size(fn, a.num_segments * ((a.row_words + block_words - 1) / block_words));
-  constexpr int min_teams = launch_tuning<ExecSpace>::gpu_min_teams_per_sm;
-  using wide_policy       = std::conditional_t<(min_teams > 0),
-                                         Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<256, min_teams>>,
-                                         Kokkos::TeamPolicy<ExecSpace>>;
-  using functor = wide_segments_functor<ExecSpace, Op, Destinations, Descriptors>;
-  static_assert(sizeof(functor) + 256 <= argument_launch_max_bytes,
-                "kmask: a segmented launch's arguments must fit the kernel's argument space");
-  // Descriptors carried in the functor go with the launch (argument_launch).
-  Kokkos::parallel_for("kmask::segmented_binop::words",
-                       argument_launch(wide_policy(exec, static_cast<int>(league), shape.team_size)),
-                       functor{a, shape});
-}
-
 template <class ExecSpace, class Op, class Destinations>
 void launch_segmented_binop(const char* fn, const ExecSpace& exec, const segmented_args_for<ExecSpace, Op, Destinations>& a) {
   if (a.num_segments == 0) return;
@@ -481,7 +422,20 @@ void launch_segmented_binop(const char* fn, const ExecSpace& exec, const segment
                          Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<size_type>>(exec, 0, a.num_segments * units),
                          cpu_segments_functor<ExecSpace, Op, Destinations>{a, units});
   } else {
-    launch_wide_segments(fn, exec, a);
+    const size_type sources_per_segment =
+        (static_cast<size_type>(a.sources.extent(0)) + a.num_segments - 1) / a.num_segments;
+    const team_shape shape = gpu_shape_for(exec, a.row_words, a.num_segments, sources_per_segment);
+    const size_type league = a.num_segments * shape.teams_per_segment;
+    // Judged on one team per block, whatever blocks_per_team this device gets, so a call is
+    // accepted or refused alike on every device and backend.
+    const size_type block_words = shape.groups * launch_tuning<ExecSpace>::gpu_items;
+    check_league_size(fn, a.num_segments * ((a.row_words + block_words - 1) / block_words));
+    constexpr int min_teams = launch_tuning<ExecSpace>::gpu_min_teams_per_sm;
+    using wide_policy       = std::conditional_t<(min_teams > 0),
+                                           Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<256, min_teams>>,
+                                           Kokkos::TeamPolicy<ExecSpace>>;
+    Kokkos::parallel_for("kmask::segmented_binop::words", wide_policy(exec, static_cast<int>(league), shape.team_size),
+                         wide_segments_functor<ExecSpace, Op, Destinations>{a, shape});
   }
 }
 

@@ -48,9 +48,8 @@ class staging_pool {
   static constexpr std::size_t max_buffers = 64;
   // Completion questions one lease may ask (see take_finished).
   static constexpr int max_queries = 4;
-  // Words of lease::zeroed(): a running total and a ticket for one count, or those of each segment
-  // of a segmented launch whose descriptors travel in its arguments (segmented_encode.hpp, 16 at most).
-  static constexpr std::size_t zeroed_words = 32;
+  // Words of lease::zeroed(): a running total and a ticket.
+  static constexpr std::size_t zeroed_words = 2;
 
   struct buffer {
     Kokkos::View<std::uint64_t*, staging_space> host;   // what the host writes
