@@ -99,14 +99,20 @@ double kokkosblas_time(const exec_space& exec, double bytes) {
 }
 #endif
 
+// The case prepared, or nothing (the benchmark then reports why it was skipped).
+std::unique_ptr<prepared_case> prepare_or_skip(benchmark::State& state, const exec_space& exec, const segmented_case& c) {
+  if (working_set_bytes(c) > max_bytes()) {
+    state.SkipWithError("working set exceeds KMASK_BENCH_MAX_BYTES");
+    return nullptr;
+  }
+  return prepare(exec, c);
+}
+
 template <class Op>
 void run_inplace(benchmark::State& state, segmented_case c, Op op) {
   exec_space exec;
-  if (working_set_bytes(c) > max_bytes()) {
-    state.SkipWithError("working set exceeds KMASK_BENCH_MAX_BYTES");
-    return;
-  }
-  const auto p = prepare(exec, c);
+  const auto p = prepare_or_skip(state, exec, c);
+  if (!p) return;
   timed_calls(state, exec, [&] { p->plan->execute(exec, op, p->null_counts); });
   const double ours = time_median(exec, [&] { p->plan->execute(exec, op, p->null_counts); });
   set_rates(state, p->bytes);
@@ -125,11 +131,8 @@ void run_inplace(benchmark::State& state, segmented_case c, Op op) {
 // the describing pass and the descriptors' way to the kernels included.
 void run_inplace_call(benchmark::State& state, segmented_case c) {
   exec_space exec;
-  if (working_set_bytes(c) > max_bytes()) {
-    state.SkipWithError("working set exceeds KMASK_BENCH_MAX_BYTES");
-    return;
-  }
-  const auto p    = prepare(exec, c);
+  const auto p = prepare_or_skip(state, exec, c);
+  if (!p) return;
   const auto call = [&] {
     kmask::inplace_segmented_binop(exec, kmask::bit_and{}, p->destinations, p->sources, p->begin_bits, c.size_bits,
                                    p->offsets, p->null_counts);
@@ -139,11 +142,8 @@ void run_inplace_call(benchmark::State& state, segmented_case c) {
 
 void run_allocating(benchmark::State& state, segmented_case c) {
   exec_space exec;
-  if (working_set_bytes(c) > max_bytes()) {
-    state.SkipWithError("working set exceeds KMASK_BENCH_MAX_BYTES");
-    return;
-  }
-  const auto p = prepare(exec, c);
+  const auto p = prepare_or_skip(state, exec, c);
+  if (!p) return;
   const auto call = [&] {
     const auto r = kmask::segmented_binop(exec, kmask::bit_and{}, p->sources, p->begin_bits, c.size_bits, p->offsets);
     exec.fence();  // the result must be complete before its views are released
