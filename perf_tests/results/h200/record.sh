@@ -46,6 +46,14 @@ bench() {
     --benchmark_out_format=json --benchmark_counters_tabular=true > "$out/$2.txt" 2>&1
   echo "$2 rc=$? $(grep -c manual_time "$out/$2.txt") cells, $((SECONDS - s)) s"
 }
+# ab NAME BASE FILTER: BASE/kmask_benchmarks and build/cuda's alternated, three rounds, as
+# diag-NAME-{base,new}-{1,2,3}.
+ab() {
+  for r in 1 2 3; do
+    bench "$2/kmask_benchmarks" "diag-$1-base-$r" 0.05 "$3"
+    bench $k34/perf_tests/kmask_benchmarks "diag-$1-new-$r" 0.05 "$3"
+  done
+}
 tests() {
   local s=$SECONDS
   if [ "$(left)" -lt 60 ]; then echo "tests $2 skipped: past the deadline"; return; fi
@@ -90,21 +98,11 @@ for part in "$@"; do
       done
       ;;
     # The gathers before (build/ab/base, 27e43b9) and after their whole-block path, alternated.
-    ab-gather)
-      for r in 1 2 3; do
-        bench build/ab/base/kmask_benchmarks diag-ab-gather-base-$r 0.05 'make_masks/inplace_gather_bits/'
-        bench $k34/perf_tests/kmask_benchmarks diag-ab-gather-new-$r 0.05 'make_masks/inplace_gather_bits/'
-      done
-      ;;
+    ab-gather) ab ab-gather build/ab/base 'make_masks/inplace_gather_bits/' ;;
     # Few-segment in-place calls, planned and one-shot, before (build/ab/base2: 27e43b9 with this
     # session's benchmark file, whose inplace_call family it lacked) and after their descriptors
     # went into the launch's arguments, alternated, three rounds.
-    ab-seg)
-      for r in 1 2 3; do
-        bench build/ab/base2/kmask_benchmarks diag-ab-seg-base-$r 0.05 "$abseg"
-        bench $k34/perf_tests/kmask_benchmarks diag-ab-seg-new-$r 0.05 "$abseg"
-      done
-      ;;
+    ab-seg) ab ab-seg build/ab/base2 "$abseg" ;;
     # The CUDA unit tests of a build whose gathers' whole-block path flips one row's bit
     # (build/mut, made by hand for the check): the gather tests must fail.
     mutation)
