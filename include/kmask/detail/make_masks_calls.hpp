@@ -93,7 +93,7 @@ mask_and_count<typename ExecSpace::memory_space> bools_to_mask_call(
   const size_type n = static_cast<size_type>(values.extent(0));
   check_input_array(fn, "values", n, values.data() == nullptr);
   mask_and_count<typename ExecSpace::memory_space> r;
-  with_bool_bits(values.data(), [&](const auto& bits) { r = build_new_mask(fn, exec, bits, n); });
+  with_bool_bits<ExecSpace>(values.data(), n, [&](const auto& bits) { r = build_new_mask(fn, exec, bits, n); });
   return r;
 }
 
@@ -105,7 +105,8 @@ void inplace_bools_to_mask_call(const char* fn, const ExecSpace& exec, const des
   check_input_array(fn, "values", n, values.data() == nullptr);
   check_single_dest(fn, "dest", dest, "values.extent(0)", n);
   check_counter(fn, null_count);
-  with_bool_bits(values.data(), [&](const auto& bits) { build_in_place(fn, exec, bits, dest, n, null_count); });
+  with_bool_bits<ExecSpace>(values.data(), n,
+                            [&](const auto& bits) { build_in_place(fn, exec, bits, dest, n, null_count); });
 }
 
 // Bits [begin_bit, end_bit) of `mask` into out[0, end_bit - begin_bit), `out` checked.

@@ -6,11 +6,12 @@
 //
 // Building has two shapes, chosen per kind of bits (Bits::by_lane):
 //  - thread per word: one thread computes a whole word from its 32 bits with Bits::word(), and a
-//    team's threads write consecutive words. Predicates (valid_if) and aligned booleans (32 bytes
-//    in two 16-byte loads) take it everywhere: a word costs its 32 evaluations and nothing more.
-//  - lane per bit (CUDA only): lane k of a warp evaluates bit k of each of 32 consecutive words
-//    and one __ballot_sync makes each word, so the warp's reads of indices (gather_bits) or of
-//    unaligned booleans are consecutive, one line per load. The warp loop is written in CUDA
+//    team's threads write consecutive words. Predicates (valid_if) and booleans (32 bytes in
+//    16-byte loads, see bool_loads) take it everywhere: a word costs its 32 evaluations and
+//    nothing more.
+//  - lane per bit (CUDA only, gather_bits): lane k of a warp evaluates bit k of each of 32
+//    consecutive words and one __ballot_sync makes each word, so the warp's reads of indices are
+//    consecutive, one line per load. The warp loop is written in CUDA
 //    directly, not through Kokkos' nested ranges, whose per-bit bookkeeping cost more than the bit.
 // Elsewhere (the host, HIP, SYCL, the GPU form emulated on Serial) every Bits uses thread per word.
 // Both evaluate each predicate exactly once. The null count goes to the caller's counter: on the
@@ -91,20 +92,26 @@ struct predicate_bits {
   }
 };
 
-// Bits of bools_to_mask: bit i = values[i] != 0 (bool or std::uint8_t). `Aligned`: `values` is
-// 16-byte aligned, so each full word's 32 bytes are two aligned 16-byte loads; otherwise CUDA
-// takes them a byte per lane (coalesced) and other spaces by unaligned 8-byte copies.
-template <class T, bool Aligned>
+// How bools_to_mask reads a word's 32 bytes:
+//  - aligned: the values start on 16 bytes, so two aligned 16-byte loads a word;
+//  - shifted (GPU forms, values `shift` bytes past 16): a word's bytes lie in three aligned 16-byte
+//    chunks, whose 48 non-zero bits are shifted down by `shift`; the chunks neighbouring words share
+//    come from L1, so memory traffic is the aligned form's. A word whose chunks would reach outside
+//    the values (the first, the last) takes a byte at a time;
+//  - any (CPU forms): unaligned 8-byte (or SSE2 16-byte) loads, which a core takes at full speed.
+enum class bool_loads { aligned, shifted, any };
+
+// Bits of bools_to_mask: bit i = values[i] != 0 (bool or std::uint8_t), read as `Loads` says.
+template <class T, bool_loads Loads>
 struct bool_bits {
   static_assert(sizeof(T) == 1, "one byte per value");
   const T* values;
+  size_type rows;      // values' extent: the shifted form reads no chunk past it
+  unsigned shift = 0;  // shifted: bytes values starts past a 16-byte boundary (1-15)
   static constexpr bool reports_bad = false;
-  static constexpr bool by_lane     = !Aligned;
-  // The lane-per-bit build (unaligned values) loads a warp's 32 rows' bytes before its ballots.
-  static constexpr bool lane_loads_first = true;
-  static constexpr bool few_teams        = true;
-  static constexpr bool cpu_block        = true;
-  using lane_type                        = std::uint8_t;
+  static constexpr bool by_lane     = false;
+  static constexpr bool few_teams   = true;
+  static constexpr bool cpu_block   = true;
   // The CPU form's whole words [w0, w1) into dest[w0, w1) at once, their set bits in `set`, where
   // the host has AVX512BW (a byte test makes two words); false, nothing written, elsewhere.
   KOKKOS_INLINE_FUNCTION bool cpu_words(size_type w0, size_type w1, word_type* dest, size_type& set,
@@ -118,35 +125,50 @@ struct bool_bits {
     (void)w0, (void)w1, (void)dest, (void)set;
     return false;
   }
-  KOKKOS_FORCEINLINE_FUNCTION std::uint8_t lane_load(size_type row) const {
-    return static_cast<std::uint8_t>(values[row]);
+  // Non-zero bits of the 16 bytes at `p` (16-byte aligned).
+  KOKKOS_FORCEINLINE_FUNCTION static word_type chunk_bits(const T* p) {
+#if defined(__CUDA_ARCH__)
+    const ulonglong2 c = *reinterpret_cast<const ulonglong2*>(p);
+    return nonzero_bytes(c.x) | nonzero_bytes(c.y) << 8;
+#else
+    std::uint64_t c[2];
+    std::memcpy(c, p, sizeof c);
+    return nonzero_bytes(c[0]) | nonzero_bytes(c[1]) << 8;
+#endif
   }
-  KOKKOS_FORCEINLINE_FUNCTION bool lane_bit(std::uint8_t v) const { return v != 0; }
   KOKKOS_INLINE_FUNCTION word_type word(size_type first, int bits, size_type&) const {
     const T* v = values + first;
     if (bits == static_cast<int>(word_bits)) {
-#if defined(__CUDA_ARCH__)
-      if (Aligned) {
-        const ulonglong2 a = reinterpret_cast<const ulonglong2*>(v)[0];
-        const ulonglong2 b = reinterpret_cast<const ulonglong2*>(v)[1];
-        return nonzero_bytes(a.x) | nonzero_bytes(a.y) << 8 | nonzero_bytes(b.x) << 16 | nonzero_bytes(b.y) << 24;
-      }
-#elif defined(__SSE2__) && KMASK_DETAIL_HOST_PASS
-      // x86-64 hosts: a byte compare and movemask per 16 bytes, a quarter of the scalar form's work.
-      const __m128i zero = _mm_setzero_si128();
-      const __m128i a    = _mm_loadu_si128(reinterpret_cast<const __m128i*>(v));
-      const __m128i b    = _mm_loadu_si128(reinterpret_cast<const __m128i*>(v + 16));
-      const unsigned zeros = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(a, zero))) |
-                             static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(b, zero))) << 16;
-      return ~static_cast<word_type>(zeros);
+      if constexpr (Loads == bool_loads::aligned) {
+        return chunk_bits(v) | chunk_bits(v + 16) << 16;
+      } else if constexpr (Loads == bool_loads::shifted) {
+        // Chunks at v - shift, + 16, + 32: inside the values from the second word on, to the end.
+        if (first >= shift && first - shift + 48 <= rows) {
+          const T* c           = v - shift;
+          const std::uint64_t z = static_cast<std::uint64_t>(chunk_bits(c)) |
+                                  static_cast<std::uint64_t>(chunk_bits(c + 16)) << 16 |
+                                  static_cast<std::uint64_t>(chunk_bits(c + 32)) << 32;
+          return static_cast<word_type>(z >> shift);
+        }
+      } else {
+#if defined(__SSE2__) && KMASK_DETAIL_HOST_PASS
+        // x86-64 hosts: a byte compare and movemask per 16 bytes, a quarter of the scalar form's work.
+        const __m128i zero   = _mm_setzero_si128();
+        const __m128i a      = _mm_loadu_si128(reinterpret_cast<const __m128i*>(v));
+        const __m128i b      = _mm_loadu_si128(reinterpret_cast<const __m128i*>(v + 16));
+        const unsigned zeros = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(a, zero))) |
+                               static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(b, zero))) << 16;
+        return ~static_cast<word_type>(zeros);
+#else
+        word_type w = 0;
+        for (int q = 0; q < 4; ++q) {
+          std::uint64_t x;
+          std::memcpy(&x, v + 8 * q, sizeof x);  // any alignment; one load on a CPU
+          w |= nonzero_bytes(x) << (8 * q);
+        }
+        return w;
 #endif
-      word_type w = 0;
-      for (int q = 0; q < 4; ++q) {
-        std::uint64_t x;
-        std::memcpy(&x, v + 8 * q, sizeof x);  // any alignment; one load on a CPU
-        w |= nonzero_bytes(x) << (8 * q);
       }
-      return w;
     }
     word_type w = 0;
     for (int k = 0; k < bits; ++k) w |= static_cast<word_type>(static_cast<std::uint8_t>(v[k]) != 0 ? 1u : 0u) << k;
@@ -174,10 +196,6 @@ struct gathered_bits {
   KOKKOS_FORCEINLINE_FUNCTION bool in_range(size_type j) const {
     return !CheckBounds || static_cast<std::uint64_t>(j) < static_cast<std::uint64_t>(size_bits);
   }
-  // Bit i; an out-of-range index (CheckBounds) gives 0 and sets `bad`. The lane-per-bit build
-  // calls it row by row: batching a warp's 32 index loads and then 32 source loads ahead took 123
-  // registers, a quarter occupancy, and measured slower on sorted and random indices.
-  static constexpr bool lane_loads_first = false;
   // Each lane's source load waits on its index load: a gather needs every warp an SM holds.
   static constexpr bool few_teams = false;
   static constexpr bool cpu_block = true;
@@ -196,6 +214,9 @@ struct gathered_bits {
     (void)w0, (void)w1, (void)dest, (void)set, (void)first_bad;
     return false;
   }
+  // Bit i; an out-of-range index (CheckBounds) gives 0 and sets `bad`. The lane-per-bit build
+  // calls it row by row: batching a warp's 32 index loads and then 32 source loads ahead took 123
+  // registers, a quarter occupancy, and measured slower on sorted and random indices.
   KOKKOS_INLINE_FUNCTION bool bit(size_type i, bool& bad) const {
     const size_type j = static_cast<size_type>(indices[i]);
     if (!in_range(j)) {
@@ -337,7 +358,7 @@ struct build_words_functor {
     bool narrow = false;
     const word_type* narrow_s = nullptr;
     std::uint32_t narrow_sh   = 0;
-    if constexpr (!Bits::lane_loads_first && narrow_blocks_of<Bits>::value) {
+    if constexpr (narrow_blocks_of<Bits>::value) {
       narrow    = bits.narrow();
       narrow_s  = narrow ? bits.narrow_words() : nullptr;
       narrow_sh = bits.narrow_shift();
@@ -345,52 +366,35 @@ struct build_words_functor {
     for (size_type g = w0 + (rank & ~31); g < w1; g += step) {
       word_type mine       = 0;
       const size_type row0 = g * word_bits + lane;
-      if constexpr (!Bits::lane_loads_first) {
-        // Row j of the 32 words: its word (ballot) lands in lane j; a reporting gather's first bad row noted.
-        const auto take = [&](int j, bool b, bool is_bad) {
-          const word_type v = __ballot_sync(0xffffffffu, b);
-          mine              = lane == j ? v : mine;
-          if (Bits::reports_bad) {
-            const word_type bad_lanes = __ballot_sync(0xffffffffu, is_bad);
-            const size_type pos       = (g + j) * word_bits + (__ffs(bad_lanes) - 1);
-            if (bad_lanes != 0 && pos < bad) bad = pos;
-          }
-        };
-        bool whole = false;
-        if constexpr (narrow_blocks_of<Bits>::value) whole = narrow && (g + 32) * word_bits <= size_bits;
-        if (whole) {
-          if constexpr (narrow_blocks_of<Bits>::value) {
+      // Row j of the 32 words: its word (ballot) lands in lane j; a reporting gather's first bad row noted.
+      const auto take = [&](int j, bool b, bool is_bad) {
+        const word_type v = __ballot_sync(0xffffffffu, b);
+        mine              = lane == j ? v : mine;
+        if (Bits::reports_bad) {
+          const word_type bad_lanes = __ballot_sync(0xffffffffu, is_bad);
+          const size_type pos       = (g + j) * word_bits + (__ffs(bad_lanes) - 1);
+          if (bad_lanes != 0 && pos < bad) bad = pos;
+        }
+      };
+      bool whole = false;
+      if constexpr (narrow_blocks_of<Bits>::value) whole = narrow && (g + 32) * word_bits <= size_bits;
+      if (whole) {
+        if constexpr (narrow_blocks_of<Bits>::value) {
 #pragma unroll 4
-            for (int j = 0; j < 32; ++j) {
-              bool is_bad  = false;
-              const bool b = bits.narrow_bit(narrow_s, narrow_sh, row0 + j * static_cast<size_type>(word_bits), is_bad);
-              take(j, b, is_bad);
-            }
-          }
-        } else {
-#pragma unroll
           for (int j = 0; j < 32; ++j) {
-            const size_type row = row0 + j * static_cast<size_type>(word_bits);
-            bool is_bad         = false;
-            const bool b        = row < size_bits && bits.bit(row, is_bad);
+            bool is_bad  = false;
+            const bool b = bits.narrow_bit(narrow_s, narrow_sh, row0 + j * static_cast<size_type>(word_bits), is_bad);
             take(j, b, is_bad);
           }
         }
       } else {
-        // All 32 rows' loads, then the ballots: a load placed after a ballot waits for it.
-        typename Bits::lane_type a[32];
 #pragma unroll
         for (int j = 0; j < 32; ++j) {
           const size_type row = row0 + j * static_cast<size_type>(word_bits);
-          a[j]                = row < size_bits ? bits.lane_load(row) : typename Bits::lane_type{};
+          bool is_bad         = false;
+          const bool b        = row < size_bits && bits.bit(row, is_bad);
+          take(j, b, is_bad);
         }
-#pragma unroll
-        for (int j = 0; j < 32; ++j) {
-          const bool b      = row0 + j * static_cast<size_type>(word_bits) < size_bits && bits.lane_bit(a[j]);
-          const word_type v = __ballot_sync(0xffffffffu, b);
-          mine              = lane == j ? v : mine;
-        }
-        static_assert(!Bits::reports_bad, "batched lane loads report nothing");
       }
       const size_type w = g + lane;
       if (w < w1) {
@@ -511,13 +515,17 @@ void with_predicate_bits(const Pred& pred, size_type size_bits, const F& f) {
   }
 }
 
-// The booleans' bits, aligned loads when the values start on 16 bytes.
-template <class T, class F>
-void with_bool_bits(const T* values, const F& f) {
-  if (reinterpret_cast<std::uintptr_t>(values) % 16 == 0) {
-    f(bool_bits<T, true>{values});
+// The booleans' bits: on the GPU forms aligned loads when the values start on 16 bytes, else the
+// shifted chunks; unaligned loads on the CPU forms.
+template <class ExecSpace, class T, class F>
+void with_bool_bits(const T* values, size_type rows, const F& f) {
+  const auto shift = static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(values) % 16);
+  if constexpr (uses_cpu_kernels<ExecSpace>()) {
+    f(bool_bits<T, bool_loads::any>{values, rows});
+  } else if (shift == 0) {
+    f(bool_bits<T, bool_loads::aligned>{values, rows});
   } else {
-    f(bool_bits<T, false>{values});
+    f(bool_bits<T, bool_loads::shifted>{values, rows, shift});
   }
 }
 
