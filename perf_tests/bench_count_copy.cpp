@@ -1,5 +1,6 @@
-// count_set_bits, segmented_count_set_bits and copy_bitmask over 2^20 .. 2^30 bits, each with its
-// vs_copy against a deep_copy of the same bytes measured in the same run.
+// count_set_bits, segmented_count_set_bits, copy_bitmask and inplace_binop (a synchronous call
+// that returns its count) over 2^20 .. 2^30 bits, each with its vs_copy against a deep_copy of
+// the same bytes measured in the same run.
 
 #include "bench_support.hpp"
 
@@ -119,6 +120,26 @@ void copy_bits(benchmark::State& state) {
   state.counters["vs_parts"] = state.counters["median_us"] / (state.counters["into_dest_us"] + state.counters["alloc_us"]);
 }
 
+// inplace_binop: two masks ANDed into a third, its null count returned (the call fences and reads
+// it back). Reads two masks, writes one; vs_floor against one launch, an 8-byte read-back and a fence.
+void inplace_binop_and(benchmark::State& state) {
+  exec_space exec;
+  const size_type bits = size_type{1} << state.range(0);
+  if (too_big(state, 3 * (bits / 8))) return;
+  const auto a = random_mask(exec, bits), b = random_mask(exec, bits);
+  const Kokkos::View<word_type*, memory_space> dest(
+      Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "bench::dest"), kmask::num_words(bits));
+  const std::vector<Kokkos::View<const word_type*, memory_space>> masks{a, b};
+  const std::vector<size_type> begins{0, 0};
+  const auto call = [&] {
+    benchmark::DoNotOptimize(kmask::inplace_binop(exec, kmask::bit_and{}, dest, masks, begins, bits));
+  };
+  time_and_report(state, exec, static_cast<double>(3 * (bits / 8)), call);
+  const double floor         = launch_readback_floor(exec);
+  state.counters["floor_us"] = 1e6 * floor;
+  state.counters["vs_floor"] = state.counters["median_us"] / (1e6 * floor);
+}
+
 }  // namespace
 
 void register_count_copy_benchmarks() {
@@ -138,6 +159,11 @@ void register_count_copy_benchmarks() {
             ->Args({log_bits, n})
             ->UseManualTime()
             ->Unit(benchmark::kMicrosecond);
+    if (log_bits <= 24)
+      benchmark::RegisterBenchmark("inplace_binop/and", inplace_binop_and)
+          ->Arg(log_bits)
+          ->UseManualTime()
+          ->Unit(benchmark::kMicrosecond);
     for (int begin : {0, 3})
       benchmark::RegisterBenchmark("copy_bitmask", copy_bits)
           ->Args({log_bits, begin})

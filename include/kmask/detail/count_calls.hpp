@@ -20,14 +20,12 @@ namespace kmask {
 namespace detail {
 // count_set_bits' GPU form (count_stride_functor), enqueued on `exec`: one launch of at most
 // count_gpu_teams_per_sm teams per SM, each thread's loads strided by the whole launch. Its total
-// and ticket are the staging lease's zeroed words. Where the kernels
-// can write the lease's page-locked host memory (CUDA), the count is written there, so the host
-// reads it after the fence with no copy back; elsewhere it is copied back. Returns after the fence.
+// and ticket are the staging lease's zeroed words, its count the lease's result word. Returns
+// after the fence.
 template <class ExecSpace>
 size_type count_on_gpu(const char* label, const ExecSpace& exec, const word_type* m, size_type first, size_type stop,
                        size_type b, size_type e) {
   using tuning           = launch_tuning<ExecSpace>;
-  using staging_space    = typename staging_pool<ExecSpace>::staging_space;
   constexpr int items    = static_cast<int>(tuning::count_gpu_items);
   const int team         = runs_on_host<ExecSpace>() ? 1 : tuning::count_gpu_team;  // emulated: host teams are one thread
   // Units of 4 words (count_words_by_units' loads), counted from the words the range touches.
@@ -35,16 +33,13 @@ size_type count_on_gpu(const char* label, const ExecSpace& exec, const word_type
   const size_type most   = tuning::count_gpu_teams_per_sm * device_shape_of(exec).multiprocessors;
   const size_type league = std::max<size_type>(1, std::min<size_type>(most, (units + team - 1) / team));
   const size_type threads = league * team;
-  constexpr bool result_on_host = Kokkos::SpaceAccessibility<ExecSpace, staging_space>::accessible;
-  auto lease              = staging_pool<ExecSpace>::acquire(exec, 1, 1, std::string(label) + "::result");
-  size_type* result       = reinterpret_cast<size_type*>(result_on_host ? lease.host() : lease.device());
+  const auto lease        = staging_pool<ExecSpace>::acquire(exec, 1, 1, std::string(label) + "::result");
+  auto* result            = reinterpret_cast<size_type*>(lease.result_word(0));
+  auto* scratch           = reinterpret_cast<size_type*>(lease.zeroed());
   using functor           = count_stride_functor<ExecSpace, items>;
-  size_type* scratch      = reinterpret_cast<size_type*>(lease.zeroed());
   Kokkos::parallel_for(label, Kokkos::TeamPolicy<ExecSpace>(exec, static_cast<int>(league), team),
                        functor{m, first, stop, b, e, threads, league, scratch, result});
-  if (!result_on_host) lease.download(0, 1);
-  lease.fence();
-  return *reinterpret_cast<const size_type*>(lease.host());
+  return static_cast<size_type>(lease.read_result(0));
 }
 
 template <class ExecSpace>

@@ -47,17 +47,19 @@ mask_and_count<typename ExecSpace::memory_space> build_new_mask(const char* fn, 
                                                                 size_type* first_bad = nullptr) {
   const std::string label = std::string(fn) + "::mask";
   auto mask               = allocate_mask(exec, size_bits, mask_state::uninitialized, label);
-  auto lease              = staging_pool<ExecSpace>::acquire(exec, 2, 2, std::string(fn) + "::counts");
-  size_type* dev          = reinterpret_cast<size_type*>(lease.device());
+  const auto lease        = staging_pool<ExecSpace>::acquire(exec, 2, 2, std::string(fn) + "::counts");
+  // The first bad position is an atomic minimum: device memory, preset and copied back.
+  size_type* bad_word = reinterpret_cast<size_type*>(lease.device() + 1);
   if (Bits::reports_bad) {
     lease.host()[1] = static_cast<std::uint64_t>(no_bad_position);
     lease.upload(1, 2);
   }
-  enqueue_build(fn, exec, bits, mask.data(), size_bits, static_cast<size_type>(mask.extent(0)), dev, dev + 1);
-  lease.download(0, Bits::reports_bad ? 2 : 1);
-  lease.fence();
+  enqueue_build(fn, exec, bits, mask.data(), size_bits, static_cast<size_type>(mask.extent(0)),
+                reinterpret_cast<size_type*>(lease.result_word(0)), bad_word);
+  if (Bits::reports_bad) lease.download(1, 2);
+  const auto nulls = static_cast<size_type>(lease.read_result(0));
   if (first_bad != nullptr) *first_bad = static_cast<size_type>(lease.host()[1]);
-  return {mask, static_cast<size_type>(lease.host()[0])};
+  return {mask, nulls};
 }
 
 // Into the caller's `dest` (num_words(size_bits) words), the count into null_count(0). Asynchronous.

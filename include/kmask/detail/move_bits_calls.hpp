@@ -199,8 +199,7 @@ void launch_inline(const char* fn, const ExecSpace& exec, const move_request* co
 
 // GPU form: `n` <= argument_pieces::capacity requests, none staged, with their pieces in the
 // kernel's arguments, counted as run_moves says. Nothing is uploaded: a count takes its running
-// total and ticket from a lease's zeroed words, and a count read back is written by the kernel
-// into the lease's page-locked host word where the device can reach it (else copied back).
+// total and ticket from a lease's zeroed words, and a count read back is the lease's result word.
 template <class ExecSpace>
 size_type launch_in_arguments(const char* fn, const ExecSpace& exec, const move_request* const* q, std::size_t n,
                               size_type* null_count, bool read_count) {
@@ -210,17 +209,11 @@ size_type launch_in_arguments(const char* fn, const ExecSpace& exec, const move_
     launch_move(fn, exec, list, total, move_count{nullptr, nullptr});
     return 0;
   }
-  using staging_space = typename staging_pool<ExecSpace>::staging_space;
-  constexpr bool result_on_host = Kokkos::SpaceAccessibility<ExecSpace, staging_space>::accessible;
   const auto lease   = staging_pool<ExecSpace>::acquire(exec, 1, 1, std::string(fn) + "::count");
   size_type* scratch = reinterpret_cast<size_type*>(lease.zeroed());
-  size_type* out     = null_count;
-  if (read_count) out = reinterpret_cast<size_type*>(result_on_host ? lease.host() : lease.device());
+  size_type* out     = read_count ? reinterpret_cast<size_type*>(lease.result_word(0)) : null_count;
   launch_move(fn, exec, list, total, move_count{out, scratch});
-  if (!read_count) return 0;
-  if (!result_on_host) lease.download(0, 1);
-  lease.fence();
-  return static_cast<size_type>(lease.host()[0]);
+  return read_count ? static_cast<size_type>(lease.read_result(0)) : 0;
 }
 
 // The GPU form of a few uncounted pieces, none of whose sources overlap a destination: middles of
@@ -275,16 +268,13 @@ size_type launch_leased(const char* fn, const ExecSpace& exec, const Lease& leas
                         std::size_t at_offsets_, std::size_t n, size_type total, size_type* null_count,
                         bool read_count, bool ordered = false) {
   std::uint64_t* dev = lease.device();
-  auto* count_slot   = reinterpret_cast<size_type*>(dev + 2);
+  auto* count_slot   = reinterpret_cast<size_type*>(lease.result_word(2));
   const uploaded_pieces list{reinterpret_cast<const move_piece*>(dev + at_pieces_),
                              reinterpret_cast<const size_type*>(dev + at_offsets_), static_cast<size_type>(n),
                              ordered};
   launch_move(fn, exec, list, total,
               move_count{read_count ? count_slot : null_count, reinterpret_cast<size_type*>(dev)});
-  if (!read_count) return 0;
-  lease.download(2, 3);
-  lease.fence();
-  return static_cast<size_type>(lease.host()[2]);
+  return read_count ? static_cast<size_type>(lease.read_result(2)) : 0;
 }
 
 // Writes every piece of `r` in one launch (plus one copying the staged sources, only when a source

@@ -94,17 +94,13 @@ struct encoded_call {
   size_type num_staged    = 0;
   word_type* ones         = nullptr;  // num_words(size_bits) words of ~0 absent sources read
 
-  // Where the kernels write a count that is read back (inplace_binop, binop).
+  // Where the kernels write a count that is read back (inplace_binop, binop): a lease's result word.
   Kokkos::View<size_type*, memory_space, unmanaged> result() const {
-    return Kokkos::View<size_type*, memory_space, unmanaged>(reinterpret_cast<size_type*>(words.device() + result_word),
-                                                             1);
+    auto* word = reinterpret_cast<size_type*>(words.result_word(result_word));
+    return Kokkos::View<size_type*, memory_space, unmanaged>(word, 1);
   }
   // Waits for the caller's own instance (the lease's): synchronous calls return a count.
-  size_type read_result() const {
-    words.download(result_word, result_word + 1);
-    words.fence();
-    return static_cast<size_type>(words.host()[result_word]);
-  }
+  size_type read_result() const { return static_cast<size_type>(words.read_result(result_word)); }
 };
 
 // Sources described per upload of a large one-shot call: each chunk's copy to the device runs

@@ -48,6 +48,9 @@ class staging_pool {
   static constexpr std::size_t max_buffers = 64;
   // Completion questions one lease may ask (see take_finished).
   static constexpr int max_queries = 4;
+  // The kernels can write the page-locked host words (CUDA, HIP, SYCL, the host spaces): see
+  // lease::result_word.
+  static constexpr bool results_in_host_words = Kokkos::SpaceAccessibility<ExecSpace, staging_space>::accessible;
   // Words of lease::zeroed(): a running total and a ticket.
   static constexpr std::size_t zeroed_words = 2;
 
@@ -94,6 +97,16 @@ class staging_pool {
     void download(std::size_t begin, std::size_t end) const {
       fenced_ = false;
       if (!direct) copy_words(exec_, buf_->host, buf_->device, begin, end);
+    }
+    // Where the call's kernels write result word k, which read_result(k) gives the host after the
+    // call: the page-locked host word itself where the kernels can write it, so nothing is copied
+    // back (a copy and its wait on a synchronous call's path), else device word k.
+    std::uint64_t* result_word(std::size_t k) const { return results_in_host_words ? host() + k : device() + k; }
+    // Fences the call (everything it enqueued) and returns result word k.
+    std::uint64_t read_result(std::size_t k) const {
+      if (!results_in_host_words) download(k, k + 1);
+      fence();
+      return host()[k];
     }
     // zeroed_words words of kernel memory that are zero when the lease is taken, so a kernel can
     // keep a running total and a ticket there with nothing uploaded or cleared first. Whatever

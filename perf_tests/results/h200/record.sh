@@ -10,7 +10,7 @@
 #   build/device-libs    the shared libraries the device image lacks (libbenchmark).
 # Usage: record.sh PART...   parts: info tests seg-small seg-wide calls conc k46 host alloc threads ncu-tree ncu-tree-sass
 #   ncu-move ncu-count ncu-make make-teams k46-ticket ab-bulk ab-args ab-gather
-#   mutation memcheck-moves calls-ab ab-seg
+#   mutation memcheck-moves calls-ab ab-seg ab-s24
 # Results go to $OUT/record/PART-BUILD.{json,txt} and are tarred into $OUT/record.tar.gz (the
 # device tool returns at most 8 files a call).
 set -u
@@ -103,17 +103,22 @@ for part in "$@"; do
     # session's benchmark file, whose inplace_call family it lacked) and after their descriptors
     # went into the launch's arguments, alternated, three rounds.
     ab-seg) ab ab-seg build/ab/base2 "$abseg" ;;
+    # Session 24: shifted chunks for unaligned booleans and counts written into page-locked result
+    # words, before (build/ab/head: 6100cd2's library with this session's benchmark file) and
+    # after, alternated, three rounds.
+    ab-s24) ab ab-s24 build/ab/head 'make_masks/inplace_bools_to_mask/|count_set_bits/|inplace_binop/|copy_bitmask/|move_bits/inplace_concatenate/log_bits:24/' ;;
     # The CUDA unit tests of a build whose gathers' whole-block path flips one row's bit
     # (build/mut, made by hand for the check): the gather tests must fail.
     mutation)
       timeout "$(left)" build/mut/kmask_unit_tests_cuda --gtest_brief=1 '--gtest_filter=*gather*' > "$out/mutation.log" 2>&1
       echo "mutation rc=$? (non-zero expected) $(grep -c '^\[  FAILED  \]' "$out/mutation.log") failed lines"
       ;;
-    # compute-sanitizer memcheck over the moving and gathering tests (the kernels changed in session 23).
+    # compute-sanitizer memcheck over the moving and gathering tests (the kernels changed in session
+    # 23), or the tests MEMCHECK_FILTER names (session 24: '*make_masks*:*count*:*binop*:*concatenate*').
     memcheck-moves)
       KMASK_TEST_SKIP_HUGE=1 timeout "$(left)" compute-sanitizer --tool memcheck --error-exitcode 99 \
         $k34/unit_tests/kmask_unit_tests_cuda --gtest_brief=1 \
-        '--gtest_filter=*gather*:*concatenate*:*piece*:*move*:*copy_bits*:*set_bits*:*copy_bitmask*:*inverted*' \
+        "--gtest_filter=${MEMCHECK_FILTER:-*gather*:*concatenate*:*piece*:*move*:*copy_bits*:*set_bits*:*copy_bitmask*:*inverted*}" \
         > "$out/memcheck-moves.log" 2>&1
       echo "memcheck rc=$? $(grep -E 'ERROR SUMMARY|PASSED|FAILED' "$out/memcheck-moves.log" | tr '\n' ' ')"
       ;;
