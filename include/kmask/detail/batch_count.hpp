@@ -92,6 +92,14 @@ struct batch_count_functor {
   }
 };
 
+// log2(x) where x > 0 is a power of two, else -1.
+inline int power_of_two_shift(std::uint64_t x) {
+  if (x == 0 || (x & (x - 1)) != 0) return -1;
+  int shift = 0;
+  while ((std::uint64_t{1} << shift) < x) ++shift;
+  return shift;
+}
+
 // Team shape for a batch whose masks span `words[j]` words: a CPU team is one thread's run of
 // batch_cpu_chunk_words words; a GPU team reads passes of threads x batch_gpu_items 16-byte units, as many
 // passes (up to batch_gpu_max_passes) as still leave batch_gpu_teams_per_sm teams per SM, so a team's
@@ -113,10 +121,18 @@ team_shape batch_count_shape(const ExecSpace& exec, const std::vector<size_type>
                                     ? 1
                                     : static_cast<size_type>(device_shape_of(exec).multiprocessors) *
                                           tuning::batch_gpu_teams_per_sm;
+    // The most passes that still make `wanted` teams; each count stops once it gets there, and
+    // divides by a shift where a team's words are a power of two (the GPU shapes): a division per
+    // range was most of the planning of 1000 ranges.
     size_type passes = tuning::batch_gpu_max_passes;
     for (; passes > 1; passes /= 2) {
-      size_type teams = 0;
-      for (size_type w : words) teams += std::max<size_type>(1, (w + pass * passes - 1) / (pass * passes));
+      const std::uint64_t per = static_cast<std::uint64_t>(pass * passes);
+      const int shift         = power_of_two_shift(per);
+      size_type teams         = 0;
+      for (std::size_t j = 0; j < words.size() && teams < wanted; ++j) {
+        const std::uint64_t w = static_cast<std::uint64_t>(words[j]) + per - 1;
+        teams += std::max<size_type>(1, static_cast<size_type>(shift >= 0 ? w >> shift : w / per));
+      }
       if (teams >= wanted) break;
     }
     // A host space (the emulated GPU form) runs a team's groups on its one thread.
@@ -150,9 +166,7 @@ batch_teams plan_batch_teams(const char* fn, const ExecSpace& exec, std::size_t 
   for (std::size_t j = 0; j < n; ++j) words[j] = words_of(j);
   batch_teams t{batch_count_shape(exec, words), std::vector<size_type>(n + 1, 0)};
   const std::uint64_t per_team = static_cast<std::uint64_t>(t.shape.words_per_team);
-  int shift                    = -1;
-  if ((per_team & (per_team - 1)) == 0)
-    for (shift = 0; (std::uint64_t{1} << shift) < per_team;) ++shift;
+  const int shift              = power_of_two_shift(per_team);
   for (std::size_t j = 0; j < n; ++j) {
     const std::uint64_t w = static_cast<std::uint64_t>(words[j]) + per_team - 1;
     const size_type teams = static_cast<size_type>(shift >= 0 ? w >> shift : w / per_team);
