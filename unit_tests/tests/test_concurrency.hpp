@@ -133,7 +133,8 @@ inline void compare_count(problems& p, const char* fn, size_type s, size_type wa
 // One round of every kmask call family on `exec`, over a random shape (small, or ~2^16 bits when
 // `wide`) with sources at shifted bit offsets: segmented_binop, inplace_segmented_binop, a plan's
 // execute (twice, the last op wins), binop, inplace_binop, copy_bitmask, count_set_bits,
-// segmented_count_set_bits and superimpose_nulls, each checked against the reference.
+// segmented_count_set_bits, concatenate, bools_to_mask, gather_bits and superimpose_nulls, each
+// checked against the reference.
 template <class ExecSpace, class Op>
 void every_call_once(const ExecSpace& exec, Op op, std::mt19937_64& rng, bool wide, problems& p) {
   using memory_space = typename ExecSpace::memory_space;
@@ -244,6 +245,67 @@ void every_call_once(const ExecSpace& exec, Op op, std::mt19937_64& rng, bool wi
       for (std::size_t r = 0; r < got.size(); ++r)
         compare_count(p, "segmented_count_set_bits", static_cast<size_type>(r),
                       ref::count_set(src, ranges[2 * r], ranges[2 * r + 1]), got[r]);
+    }
+  }
+  if (!c.sources.empty()) {  // the synchronous calls that return a count the kernel writes for the host
+    // concatenate: 3 pieces (carried in the launch's arguments) or, wide, 70 (an uploaded list).
+    const std::size_t pieces = wide ? 70 : 3;
+    std::vector<source_view> piece_views;
+    std::vector<const ref::words*> piece_refs;
+    std::vector<size_type> begins, sizes;
+    std::vector<std::int64_t> ref_begins, ref_sizes;
+    for (std::size_t k = 0; k < pieces; ++k) {
+      const std::size_t j = static_cast<std::size_t>(rng() % c.sources.size());
+      const size_type cap = 32 * static_cast<size_type>(c.sources[j].size());
+      const size_type b   = static_cast<size_type>(rng() % static_cast<std::uint64_t>(cap + 1));
+      const size_type most = std::min<size_type>(cap - b, 300);
+      const size_type n    = static_cast<size_type>(rng() % static_cast<std::uint64_t>(most + 1));
+      piece_views.push_back(masks[j]);
+      piece_refs.push_back(&c.sources[j]);
+      begins.push_back(b);
+      sizes.push_back(n);
+      ref_begins.push_back(b);
+      ref_sizes.push_back(n);
+    }
+    const auto cat      = kmask::concatenate(exec, piece_views, begins, sizes);
+    const auto want_cat = ref::concatenate(piece_refs, ref_begins, ref_sizes);
+    compare_row(p, "concatenate", 0, want_cat, download(exec, cat.first.data(), cat.first.extent(0)), 0, 0, 0u);
+    compare_count(p, "concatenate", 0, want_cat.nulls, cat.second);
+    // bools_to_mask of bytes that start 0 or 1 byte past the allocation (aligned or shifted loads).
+    const std::size_t n_bytes = static_cast<std::size_t>(rng() % (wide ? 70000 : 700));
+    const std::size_t skip    = static_cast<std::size_t>(rng() % 2);
+    std::vector<std::uint8_t> bytes(n_bytes + skip);
+    for (auto& v : bytes) v = static_cast<std::uint8_t>(rng() % 3 == 0 ? 0 : rng() % 256);
+    const auto all_bytes = upload(exec, bytes, "test::concurrency::bytes");
+    const Kokkos::View<const std::uint8_t*, memory_space> values =
+        Kokkos::subview(all_bytes, std::make_pair(skip, skip + n_bytes));
+    const auto made      = kmask::bools_to_mask(exec, values);
+    const auto want_made =
+        ref::from_bytes(std::vector<std::uint8_t>(bytes.begin() + static_cast<std::ptrdiff_t>(skip), bytes.end()));
+    compare_row(p, "bools_to_mask", 0, want_made, download(exec, made.first.data(), made.first.extent(0)), 0, 0, 0u);
+    compare_count(p, "bools_to_mask", 0, want_made.nulls, made.second);
+    // gather_bits of one source: checked indices all in range (the reporting form), then nullify
+    // with some out of range.
+    const std::size_t j   = static_cast<std::size_t>(rng() % c.sources.size());
+    const size_type cap   = 32 * static_cast<size_type>(c.sources[j].size());
+    const size_type gb    = static_cast<size_type>(rng() % static_cast<std::uint64_t>(cap));
+    const size_type gsize = cap - gb;
+    for (const auto policy : {kmask::gather_policy::check, kmask::gather_policy::nullify}) {
+      const bool nullify = policy == kmask::gather_policy::nullify;
+      std::vector<std::int32_t> idx(static_cast<std::size_t>(rng() % (wide ? 5000 : 200)));
+      std::vector<std::int64_t> idx64;
+      const std::uint64_t spread = static_cast<std::uint64_t>(gsize + (nullify ? 4 : 0));
+      for (auto& i : idx) {
+        i = static_cast<std::int32_t>(rng() % spread) - (nullify ? 2 : 0);
+        idx64.push_back(i);
+      }
+      const auto dev_idx = upload(exec, idx, "test::concurrency::indices");
+      const Kokkos::View<const std::int32_t*, memory_space> indices = dev_idx;
+      const auto got  = kmask::gather_bits(exec, masks[j], gb, gsize, indices, policy);
+      const auto want = ref::gather(&c.sources[j], gb, gsize, idx64);
+      const char* fn  = nullify ? "gather_bits (nullify)" : "gather_bits (check)";
+      compare_row(p, fn, 0, want, download(exec, got.first.data(), got.first.extent(0)), 0, 0, 0u);
+      compare_count(p, fn, 0, want.nulls, got.second);
     }
   }
   {  // superimpose_nulls: a parent read from a shifted bit onto 1..3 children, each one word longer.
