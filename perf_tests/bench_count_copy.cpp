@@ -31,6 +31,13 @@ double launch_readback_floor(const exec_space& exec) {
   });
 }
 
+// floor_us (launch_readback_floor) and vs_floor, the call's median over it, after time_and_report.
+void report_vs_floor(benchmark::State& state, const exec_space& exec) {
+  const double floor         = launch_readback_floor(exec);
+  state.counters["floor_us"] = 1e6 * floor;
+  state.counters["vs_floor"] = state.counters["median_us"] / (1e6 * floor);
+}
+
 void count_set(benchmark::State& state) {
   exec_space exec;
   const size_type bits = size_type{1} << state.range(0);
@@ -39,9 +46,7 @@ void count_set(benchmark::State& state) {
   const auto call = [&] { benchmark::DoNotOptimize(kmask::count_set_bits(exec, m, 3, bits)); };
   // Reads every word once; the same-bytes copy moves as many bytes (half read, half written).
   time_and_report(state, exec, static_cast<double>(bits / 8), call);
-  const double floor           = launch_readback_floor(exec);
-  state.counters["floor_us"]   = 1e6 * floor;
-  state.counters["vs_floor"]   = state.counters["median_us"] / (1e6 * floor);
+  report_vs_floor(state, exec);
 }
 
 // The same count of a mask whose words start 4 bytes past a 16-byte boundary (a sliced column's
@@ -135,9 +140,7 @@ void inplace_binop_and(benchmark::State& state) {
     benchmark::DoNotOptimize(kmask::inplace_binop(exec, kmask::bit_and{}, dest, masks, begins, bits));
   };
   time_and_report(state, exec, static_cast<double>(3 * (bits / 8)), call);
-  const double floor         = launch_readback_floor(exec);
-  state.counters["floor_us"] = 1e6 * floor;
-  state.counters["vs_floor"] = state.counters["median_us"] / (1e6 * floor);
+  report_vs_floor(state, exec);
 }
 
 }  // namespace

@@ -92,13 +92,20 @@ struct batch_count_functor {
   }
 };
 
-// log2(x) where x > 0 is a power of two, else -1.
-inline int power_of_two_shift(std::uint64_t x) {
-  if (x == 0 || (x & (x - 1)) != 0) return -1;
-  int shift = 0;
-  while ((std::uint64_t{1} << shift) < x) ++shift;
-  return shift;
-}
+// Rounded-up division by `d` > 0, by a shift where d is a power of two (every GPU team shape): a
+// 64-bit division takes tens of cycles, and planning a batch makes one per range.
+struct ceil_divider {
+  std::uint64_t d;
+  int shift = -1;
+  explicit ceil_divider(std::uint64_t divisor) : d(divisor) {
+    if ((d & (d - 1)) == 0)
+      for (shift = 0; (std::uint64_t{1} << shift) < d;) ++shift;
+  }
+  size_type operator()(size_type n) const {
+    const std::uint64_t w = static_cast<std::uint64_t>(n) + d - 1;
+    return static_cast<size_type>(shift >= 0 ? w >> shift : w / d);
+  }
+};
 
 // Team shape for a batch whose masks span `words[j]` words: a CPU team is one thread's run of
 // batch_cpu_chunk_words words; a GPU team reads passes of threads x batch_gpu_items 16-byte units, as many
@@ -121,18 +128,14 @@ team_shape batch_count_shape(const ExecSpace& exec, const std::vector<size_type>
                                     ? 1
                                     : static_cast<size_type>(device_shape_of(exec).multiprocessors) *
                                           tuning::batch_gpu_teams_per_sm;
-    // The most passes that still make `wanted` teams; each count stops once it gets there, and
-    // divides by a shift where a team's words are a power of two (the GPU shapes): a division per
-    // range was most of the planning of 1000 ranges.
+    // The most passes that still make `wanted` teams; each count stops once it gets there (a
+    // division per range was most of the planning of 1000 ranges).
     size_type passes = tuning::batch_gpu_max_passes;
     for (; passes > 1; passes /= 2) {
-      const std::uint64_t per = static_cast<std::uint64_t>(pass * passes);
-      const int shift         = power_of_two_shift(per);
-      size_type teams         = 0;
-      for (std::size_t j = 0; j < words.size() && teams < wanted; ++j) {
-        const std::uint64_t w = static_cast<std::uint64_t>(words[j]) + per - 1;
-        teams += std::max<size_type>(1, static_cast<size_type>(shift >= 0 ? w >> shift : w / per));
-      }
+      const ceil_divider per_team(static_cast<std::uint64_t>(pass * passes));
+      size_type teams = 0;
+      for (std::size_t j = 0; j < words.size() && teams < wanted; ++j)
+        teams += std::max<size_type>(1, per_team(words[j]));
       if (teams >= wanted) break;
     }
     // A host space (the emulated GPU form) runs a team's groups on its one thread.
@@ -158,20 +161,16 @@ struct batch_teams {
 
 // The teams for n ranges, range j spanning words_of(j) words (0: absent or empty; such a range
 // still gets one team, which writes its count); the league checked, so a caller plans before it
-// allocates anything. Teams per range by a shift where a team's words are a power of two (the GPU
-// shapes): a division per range was most of the host pass over 100,000 ranges.
+// allocates anything. Teams per range by ceil_divider: a division per range was most of the host
+// pass over 100,000 ranges.
 template <class ExecSpace, class WordsOf>
 batch_teams plan_batch_teams(const char* fn, const ExecSpace& exec, std::size_t n, const WordsOf& words_of) {
   std::vector<size_type> words(n);
   for (std::size_t j = 0; j < n; ++j) words[j] = words_of(j);
   batch_teams t{batch_count_shape(exec, words), std::vector<size_type>(n + 1, 0)};
-  const std::uint64_t per_team = static_cast<std::uint64_t>(t.shape.words_per_team);
-  const int shift              = power_of_two_shift(per_team);
-  for (std::size_t j = 0; j < n; ++j) {
-    const std::uint64_t w = static_cast<std::uint64_t>(words[j]) + per_team - 1;
-    const size_type teams = static_cast<size_type>(shift >= 0 ? w >> shift : w / per_team);
-    t.first_team[j + 1]   = t.first_team[j] + std::max<size_type>(1, teams);
-  }
+  const ceil_divider per_team(static_cast<std::uint64_t>(t.shape.words_per_team));
+  for (std::size_t j = 0; j < n; ++j)
+    t.first_team[j + 1] = t.first_team[j] + std::max<size_type>(1, per_team(words[j]));
   check_league_size(fn, t.first_team[n]);
   return t;
 }
