@@ -96,6 +96,27 @@ void inplace_segmented_count_set(benchmark::State& state) {
   state.counters["upload_us"] = 1e6 * descriptor_upload_time(exec, static_cast<std::size_t>(2 * n));
 }
 
+// The same counts with the ranges already in device memory (count_device_ranges.hpp): nothing
+// uploaded; the ranges are checked on the device and the call waits for that check.
+void device_range_count_set(benchmark::State& state) {
+  exec_space exec;
+  const size_type bits = size_type{1} << state.range(0);
+  const size_type n    = state.range(1);
+  if (too_big(state, bits / 4)) return;
+  const auto m = random_mask(exec, bits);
+  Kokkos::View<size_type*, memory_space> ranges(Kokkos::view_alloc(exec, "bench::ranges"), 2 * n);
+  const size_type step = bits / n;
+  Kokkos::parallel_for(
+      "bench::ranges", Kokkos::RangePolicy<exec_space, Kokkos::IndexType<size_type>>(exec, 0, n),
+      KOKKOS_LAMBDA(size_type r) {
+        ranges(2 * r)     = r * step + (r % 7);
+        ranges(2 * r + 1) = (r + 1) * step + 3 < bits ? (r + 1) * step + 3 : bits;
+      });
+  Kokkos::View<size_type*, memory_space> counts(Kokkos::view_alloc(exec, "bench::counts"), n);
+  const auto call = [&] { kmask::inplace_segmented_count_set_bits(exec, m, ranges, counts); };
+  time_and_report(state, exec, static_cast<double>(bits / 8), call);
+}
+
 void copy_bits(benchmark::State& state) {
   exec_space exec;
   const size_type bits = size_type{1} << state.range(0);
@@ -157,11 +178,16 @@ void register_count_copy_benchmarks() {
         ->UseManualTime()
         ->Unit(benchmark::kMicrosecond);
     if (log_bits == 27)
-      for (int n : {1000, 100000})
+      for (int n : {1000, 100000}) {
         benchmark::RegisterBenchmark("inplace_segmented_count_set_bits", inplace_segmented_count_set)
             ->Args({log_bits, n})
             ->UseManualTime()
             ->Unit(benchmark::kMicrosecond);
+        benchmark::RegisterBenchmark("inplace_segmented_count_set_bits/device_ranges", device_range_count_set)
+            ->Args({log_bits, n})
+            ->UseManualTime()
+            ->Unit(benchmark::kMicrosecond);
+      }
     if (log_bits <= 24)
       benchmark::RegisterBenchmark("inplace_binop/and", inplace_binop_and)
           ->Arg(log_bits)

@@ -113,21 +113,32 @@ void check_counter_extent(const char* fn, const char* what, size_type extent, si
   if (extent < needed) out_of_range(fn, what, ".extent(0) = ", extent, " is less than the ", needed, " needed");
 }
 
-void check_ranges(const char* fn, const source_mask& mask, const std::vector<size_type>& ranges) {
-  if (ranges.size() % 2 != 0)
-    invalid(fn, "ranges.size() = ", ranges.size(), " is odd (ranges are {begin0, end0, begin1, end1, ...})");
+void check_range_list(const char* fn, const source_mask& mask, std::size_t num_bounds) {
+  if (num_bounds % 2 != 0)
+    invalid(fn, "ranges.size() = ", num_bounds, " is odd (ranges are {begin0, end0, begin1, end1, ...})");
   if (mask.begin_bit < 0) invalid(fn, "mask.begin_bit = ", mask.begin_bit, " is negative");
   if (mask.begin_bit > max_bits) invalid(fn, "mask.begin_bit = ", mask.begin_bit, " is too large");
   check_mask_words(fn, "mask", mask);
-  const size_type capacity = capacity_bits(mask.extent_words) - mask.begin_bit;
+}
+
+void check_range_bounds(const char* fn, const source_mask& mask, std::size_t i, size_type b, size_type e) {
+  if (b < 0) invalid(fn, "ranges[", i, "] = ", b, " is negative");
+  if (e < b) invalid(fn, "ranges[", i + 1, "] = ", e, " is less than ranges[", i, "] = ", b);
+  if (e > max_bits - mask.begin_bit) invalid(fn, "ranges[", i + 1, "] = ", e, " is too large");
+  if (mask.words != nullptr && e > capacity_bits(mask.extent_words) - mask.begin_bit)
+    out_of_range(fn, "ranges[", i + 1, "] = ", e, " is past the ", capacity_bits(mask.extent_words),
+                 " bits of mask (", mask.extent_words, " words)");
+}
+
+void check_range_view(const char* fn, std::size_t num_bounds, bool is_null) {
+  if (num_bounds > 0 && is_null) invalid(fn, "ranges is a null view but its extent is ", num_bounds);
+}
+
+void check_ranges(const char* fn, const source_mask& mask, const std::vector<size_type>& ranges) {
+  check_range_list(fn, mask, ranges.size());
   for (std::size_t i = 0; i < ranges.size(); i += 2) {
     const size_type b = ranges[i], e = ranges[i + 1];
-    if (b < 0) invalid(fn, "ranges[", i, "] = ", b, " is negative");
-    if (e < b) invalid(fn, "ranges[", i + 1, "] = ", e, " is less than ranges[", i, "] = ", b);
-    if (e > max_bits - mask.begin_bit) invalid(fn, "ranges[", i + 1, "] = ", e, " is too large");
-    if (mask.words != nullptr && e > capacity)
-      out_of_range(fn, "ranges[", i + 1, "] = ", e, " is past the ", capacity_bits(mask.extent_words),
-                   " bits of mask (", mask.extent_words, " words)");
+    if (!range_bounds_ok(mask, b, e)) check_range_bounds(fn, mask, i, b, e);
   }
 }
 

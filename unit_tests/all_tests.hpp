@@ -9,6 +9,7 @@ using namespace kmask_test;
 
 #include "tests/test_sizes_and_create.hpp"
 #include "tests/test_count.hpp"
+#include "tests/test_count_device_ranges.hpp"
 #include "tests/test_host_simd.hpp"
 #include "tests/test_copy.hpp"
 #include "tests/test_segmented_binop.hpp"

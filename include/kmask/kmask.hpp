@@ -15,6 +15,7 @@
 #include <kmask/binop.hpp>
 #include <kmask/copy_bitmask.hpp>
 #include <kmask/count.hpp>
+#include <kmask/count_device_ranges.hpp>
 #include <kmask/create_mask.hpp>
 #include <kmask/move_bits.hpp>
 #include <kmask/make_masks.hpp>

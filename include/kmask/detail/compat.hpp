@@ -63,6 +63,11 @@ KOKKOS_FORCEINLINE_FUNCTION std::int64_t atomic_exchange_count(std::int64_t* p, 
   return static_cast<std::int64_t>(Kokkos::atomic_exchange(reinterpret_cast<atomic_u64*>(p), static_cast<atomic_u64>(v)));
 }
 
+// *p = max(*p, v) atomically, for non-negative values.
+KOKKOS_FORCEINLINE_FUNCTION void atomic_max_count(std::int64_t* p, std::int64_t v) noexcept {
+  Kokkos::atomic_fetch_max(reinterpret_cast<atomic_u64*>(p), static_cast<atomic_u64>(v));
+}
+
 // *p = min(*p, v) atomically, for non-negative values.
 KOKKOS_FORCEINLINE_FUNCTION void atomic_min_count(std::int64_t* p, std::int64_t v) noexcept {
   Kokkos::atomic_fetch_min(reinterpret_cast<atomic_u64*>(p), static_cast<atomic_u64>(v));

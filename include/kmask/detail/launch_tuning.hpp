@@ -79,6 +79,10 @@ struct launch_tuning {
   static constexpr size_type count_gpu_thread_range_words = 64;
   // One host thread's run of words: it vectorises, and a mask gives enough runs to balance threads.
   static constexpr size_type count_cpu_chunk_words = 8192;
+  // Segmented counts over ranges in device memory (lengths unknown to the host): a warp's lanes per
+  // range, so a range's words are read coalesced whatever its length, 8 ranges (256 threads) a team.
+  static constexpr int count_gpu_range_lanes     = 32;
+  static constexpr int count_gpu_ranges_per_team = 8;
 
   // Staging copies (sources a destination overlaps, superimpose_nulls_tree's sliced nodes).
   // Threads of a GPU staging team, and words each: 8 loads in flight before its stores.

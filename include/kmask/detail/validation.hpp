@@ -65,7 +65,21 @@ bool check_bit_range(const char* fn, const char* what, const source_mask& mask, 
 // before the sum is formed (superimpose's parent).
 bool check_bit_span(const char* fn, const char* what, const source_mask& mask, size_type begin_bit,
                     size_type size_bits);
-// ranges = {begin0, end0, begin1, end1, ...} over `mask`.
+// The list's shape and the mask of a segmented count: an odd ranges.size() (`num_bounds`), the
+// mask's begin bit and words. Throws.
+void check_range_list(const char* fn, const source_mask& mask, std::size_t num_bounds);
+// Whether ranges {b, e} (at positions i, i + 1 of the list) is a range of `mask` (counted from its
+// begin_bit) that check_range_bounds() accepts: the one predicate the host check and the device
+// check of ranges in device memory share. The mask's begin_bit is checked (check_range_list).
+KOKKOS_INLINE_FUNCTION bool range_bounds_ok(const source_mask& mask, size_type b, size_type e) {
+  return b >= 0 && e >= b && e <= max_bits - mask.begin_bit &&
+         (mask.words == nullptr || e <= capacity_bits(mask.extent_words) - mask.begin_bit);
+}
+// Throws the README's message for the first bound of {b, e} that range_bounds_ok() refuses.
+void check_range_bounds(const char* fn, const source_mask& mask, std::size_t i, size_type b, size_type e);
+// Ranges given as a view: a null one with bounds in it (num_bounds > 0).
+void check_range_view(const char* fn, std::size_t num_bounds, bool is_null);
+// ranges = {begin0, end0, begin1, end1, ...} over `mask`: the list, then every pair.
 void check_ranges(const char* fn, const source_mask& mask, const std::vector<size_type>& ranges);
 
 // Throws the message for source `j`, which check_source() refused, or, when it passed, which the

@@ -10,7 +10,7 @@
 #   build/device-libs    the shared libraries the device image lacks (libbenchmark).
 # Usage: record.sh PART...   parts: info tests seg-small seg-wide calls conc k46 host alloc threads ncu-tree ncu-tree-sass
 #   ncu-move ncu-count ncu-make make-teams k46-ticket ab-bulk ab-args ab-gather
-#   mutation memcheck-moves calls-ab ab-seg ab-s24
+#   mutation memcheck-moves calls-ab ab-seg ab-s24 s25
 # Results go to $OUT/record/PART-BUILD.{json,txt} and are tarred into $OUT/record.tar.gz (the
 # device tool returns at most 8 files a call).
 set -u
@@ -107,6 +107,13 @@ for part in "$@"; do
     # words, before (build/ab/head: 6100cd2's library with this session's benchmark file) and
     # after, alternated, three rounds.
     ab-s24) ab ab-s24 build/ab/head 'make_masks/inplace_bools_to_mask/|count_set_bits/|inplace_binop/|copy_bitmask/|move_bits/inplace_concatenate/log_bits:24/' ;;
+    # Session 25: the segmented counts, host ranges against ranges already in device memory
+    # (count_device_ranges.hpp), and the single count beside them; two rounds.
+    s25)
+      for r in 1 2; do
+        bench $k34/perf_tests/kmask_benchmarks "s25-counts-$r" 0.05 'count_set_bits/(24|27)/|segmented_count_set_bits/'
+      done
+      ;;
     # The CUDA unit tests of a build whose gathers' whole-block path flips one row's bit
     # (build/mut, made by hand for the check): the gather tests must fail.
     mutation)

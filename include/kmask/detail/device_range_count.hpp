@@ -1,0 +1,174 @@
+#ifndef KMASK_DETAIL_DEVICE_RANGE_COUNT_HPP
+#define KMASK_DETAIL_DEVICE_RANGE_COUNT_HPP
+
+// Segmented counts whose ranges already live where the kernels read them (offsets an engine built
+// on the device). Nothing crosses to the device, and the host cannot read the ranges to check them,
+// so the device does: a check launch marks the first bad range, the count launch writes nothing
+// when one is marked, and the call reads the mark back (its one wait) and throws the host check's
+// message for that range.
+
+#include <kmask/detail/count_calls.hpp>
+#include <kmask/detail/count_kernels.hpp>
+#include <kmask/detail/launch_tuning.hpp>
+#include <kmask/detail/staging_pool.hpp>
+#include <kmask/detail/validation.hpp>
+#include <kmask/types.hpp>
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace kmask {
+namespace detail {
+
+// *mark = max(*mark, n - r) for every range r that range_bounds_ok() refuses: n - (the first bad
+// range), 0 when every range is good, so the mark can start in a lease's zeroed word.
+struct range_check_functor {
+  const size_type* bounds;
+  size_type n;
+  source_mask mask;
+  size_type* mark;
+  KOKKOS_INLINE_FUNCTION void operator()(size_type r) const {
+    if (!range_bounds_ok(mask, bounds[2 * r], bounds[2 * r + 1])) atomic_max_count(mark, n - r);
+  }
+};
+
+// The GPU form: a team thread per range, its `lanes` vector lanes striding over the range's 16-byte
+// units (count_range_share). No range is counted when the check marked one. scratch[0] is the mark,
+// scratch[1] a ticket: the team that takes the last ticket copies the mark to *verdict and leaves
+// both zero.
+template <class ExecSpace, int Items>
+struct device_range_count_functor {
+  using member_type = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
+  const word_type* m;  // nullptr: absent (every bit set)
+  size_type base;      // the mask's begin_bit
+  const size_type* bounds;
+  size_type n;
+  size_type* counts;
+  bool unset;
+  int lanes;
+  size_type league;
+  size_type* scratch;
+  size_type* verdict;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
+    // Read before this team's ticket, so before the last team clears it.
+    const size_type mark = *static_cast<volatile size_type*>(scratch);
+    const size_type r    = static_cast<size_type>(team.league_rank()) * team.team_size() + team.team_rank();
+    if (mark == 0 && r < n) {
+      const size_type b = base + bounds[2 * r], e = base + bounds[2 * r + 1];
+      size_type set     = 0;
+      if (m != nullptr && e > b) {
+        const size_type first = b / word_bits, stop = (e - 1) / word_bits + 1;
+        Kokkos::parallel_reduce(
+            Kokkos::ThreadVectorRange(team, lanes),
+            [&](int lane, size_type& acc) { acc += count_range_share<Items>(lane, lanes, m, first, stop, b, e); }, set);
+      }
+      Kokkos::single(Kokkos::PerThread(team),
+                     [&]() { counts[r] = range_count_start(e - b, m == nullptr, unset) + (unset ? -set : set); });
+    }
+    team.team_barrier();
+    Kokkos::single(Kokkos::PerTeam(team), [&]() {
+      Kokkos::memory_fence();  // every thread's read of the mark precedes the ticket
+      if (atomic_fetch_add_count(&scratch[1], 1) != league - 1) return;
+      Kokkos::memory_fence();
+      *verdict = atomic_exchange_count(&scratch[0], 0);
+      atomic_exchange_count(&scratch[1], 0);
+    });
+  }
+};
+
+// Throws the host check's message for range r (bounds b, e), which the device refused.
+[[noreturn]] inline void report_device_range(const char* fn, const source_mask& mask, std::size_t r, size_type b,
+                                             size_type e) {
+  check_range_bounds(fn, mask, 2 * r, b, e);
+  throw std::logic_error(std::string(fn) + ": the device refused ranges[" + std::to_string(2 * r) +
+                         "] that the host check accepts");
+}
+
+// The arguments the host can check: the list's length, the mask, a null ranges view.
+inline void check_device_range_args(const char* fn, const source_mask& mask, const size_type* bounds,
+                                    std::size_t num_bounds) {
+  check_range_list(fn, mask, num_bounds);
+  check_range_view(fn, num_bounds, bounds == nullptr);
+}
+
+// counts(r) = set bits (or, `unset`, unset bits) of `mask` in its bits [bounds[2r], bounds[2r+1])
+// for r < num_bounds / 2, the bounds in memory `exec` reads, the host's checks passed. The ranges
+// are checked before a count is written; waits for `exec`.
+template <class ExecSpace>
+void count_device_ranges_checked(const char* fn, const ExecSpace& exec, const source_mask& mask,
+                                 const size_type* bounds, std::size_t num_bounds, bool unset,
+                                 const Kokkos::View<size_type*, typename ExecSpace::memory_space>& counts) {
+  const std::size_t n = num_bounds / 2;
+  if (n == 0) return;
+  if constexpr (uses_cpu_kernels<ExecSpace>()) {
+    // The host reads the ranges itself (once the work that wrote them is done): the host-range path.
+    exec.fence();
+    const std::vector<size_type> ranges(bounds, bounds + num_bounds);
+    for (std::size_t r = 0; r < n; ++r)
+      if (!range_bounds_ok(mask, ranges[2 * r], ranges[2 * r + 1]))
+        report_device_range(fn, mask, r, ranges[2 * r], ranges[2 * r + 1]);
+    count_ranges_into(fn, exec, mask, ranges, unset, counts);
+  } else {
+    using tuning            = launch_tuning<ExecSpace>;
+    constexpr int items     = static_cast<int>(tuning::count_gpu_items);
+    const std::string pre   = std::string(fn) + "::";
+    // The GPU form emulated on a host: a team is one thread, its lanes a loop.
+    const int per_team      = runs_on_host<ExecSpace>() ? 1 : tuning::count_gpu_ranges_per_team;
+    const int vector_length = runs_on_host<ExecSpace>() ? 1 : tuning::count_gpu_range_lanes;
+    const size_type count   = static_cast<size_type>(n);
+    const size_type league  = (count + per_team - 1) / per_team;
+    check_league_size(fn, league);
+    const auto lease = staging_pool<ExecSpace>::acquire(exec, 1, 1, pre + "verdict");
+    auto* scratch    = reinterpret_cast<size_type*>(lease.zeroed());
+    auto* verdict    = reinterpret_cast<size_type*>(lease.result_word(0));
+    Kokkos::parallel_for(pre + "check_ranges",
+                         Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<size_type>>(exec, 0, count),
+                         range_check_functor{bounds, count, mask, scratch});
+    Kokkos::parallel_for(pre + "device_ranges",
+                         Kokkos::TeamPolicy<ExecSpace>(exec, static_cast<int>(league), per_team, vector_length),
+                         device_range_count_functor<ExecSpace, items>{
+                             mask.words, mask.words == nullptr ? 0 : mask.begin_bit, bounds, count, counts.data(),
+                             unset != mask.invert, tuning::count_gpu_range_lanes, league, scratch, verdict});
+    const auto mark = static_cast<size_type>(lease.read_result(0));
+    if (mark != 0) {
+      const std::size_t r = n - static_cast<std::size_t>(mark);
+      Kokkos::View<size_type[2], Kokkos::HostSpace> pair(pre + "bad_range");
+      Kokkos::deep_copy(pair, Kokkos::View<const size_type[2], typename ExecSpace::memory_space,
+                                           Kokkos::MemoryTraits<Kokkos::Unmanaged>>(bounds + 2 * r));
+      report_device_range(fn, mask, r, pair(0), pair(1));
+    }
+  }
+}
+
+// In place: every check, then the counts into the caller's view.
+template <class ExecSpace>
+void inplace_device_range_count_call(const char* fn, const ExecSpace& exec, const source_mask& mask,
+                                     const size_type* bounds, std::size_t num_bounds, bool unset,
+                                     const Kokkos::View<size_type*, typename ExecSpace::memory_space>& counts) {
+  check_device_range_args(fn, mask, bounds, num_bounds);
+  check_counter_extent(fn, "counts", static_cast<size_type>(counts.extent(0)), static_cast<size_type>(num_bounds / 2),
+                       counts.data() == nullptr);
+  count_device_ranges_checked(fn, exec, mask, bounds, num_bounds, unset, counts);
+}
+
+// Into a new view of num_bounds / 2 counts, labelled "<fn>::counts" (dropped when a range is bad).
+template <class ExecSpace>
+Kokkos::View<size_type*, typename ExecSpace::memory_space> device_range_count_call(const char* fn,
+                                                                                   const ExecSpace& exec,
+                                                                                   const source_mask& mask,
+                                                                                   const size_type* bounds,
+                                                                                   std::size_t num_bounds, bool unset) {
+  check_device_range_args(fn, mask, bounds, num_bounds);
+  Kokkos::View<size_type*, typename ExecSpace::memory_space> counts(
+      Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, std::string(fn) + "::counts"),
+      static_cast<size_type>(num_bounds / 2));
+  count_device_ranges_checked(fn, exec, mask, bounds, num_bounds, unset, counts);
+  return counts;
+}
+
+}  // namespace detail
+}  // namespace kmask
+
+#endif
