@@ -134,12 +134,16 @@ void check_range_view(const char* fn, std::size_t num_bounds, bool is_null) {
   if (num_bounds > 0 && is_null) invalid(fn, "ranges is a null view but its extent is ", num_bounds);
 }
 
-void check_ranges(const char* fn, const source_mask& mask, const std::vector<size_type>& ranges) {
-  check_range_list(fn, mask, ranges.size());
-  for (std::size_t i = 0; i < ranges.size(); i += 2) {
-    const size_type b = ranges[i], e = ranges[i + 1];
+void check_range_pairs(const char* fn, const source_mask& mask, const size_type* bounds, std::size_t num_bounds) {
+  for (std::size_t i = 0; i + 1 < num_bounds; i += 2) {
+    const size_type b = bounds[i], e = bounds[i + 1];
     if (!range_bounds_ok(mask, b, e)) check_range_bounds(fn, mask, i, b, e);
   }
+}
+
+void check_ranges(const char* fn, const source_mask& mask, const std::vector<size_type>& ranges) {
+  check_range_list(fn, mask, ranges.size());
+  check_range_pairs(fn, mask, ranges.data(), ranges.size());
 }
 
 void report_source(const arg_names& n, std::size_t j, const source_mask& m, size_type size_bits) {

@@ -105,11 +105,8 @@ void count_device_ranges_checked(const char* fn, const ExecSpace& exec, const so
   if constexpr (uses_cpu_kernels<ExecSpace>()) {
     // The host reads the ranges itself (once the work that wrote them is done): the host-range path.
     exec.fence();
-    const std::vector<size_type> ranges(bounds, bounds + num_bounds);
-    for (std::size_t r = 0; r < n; ++r)
-      if (!range_bounds_ok(mask, ranges[2 * r], ranges[2 * r + 1]))
-        report_device_range(fn, mask, r, ranges[2 * r], ranges[2 * r + 1]);
-    count_ranges_into(fn, exec, mask, ranges, unset, counts);
+    check_range_pairs(fn, mask, bounds, num_bounds);
+    count_ranges_into(fn, exec, mask, std::vector<size_type>(bounds, bounds + num_bounds), unset, counts);
   } else {
     using tuning            = launch_tuning<ExecSpace>;
     constexpr int items     = static_cast<int>(tuning::count_gpu_items);

@@ -77,6 +77,8 @@ KOKKOS_INLINE_FUNCTION bool range_bounds_ok(const source_mask& mask, size_type b
 }
 // Throws the README's message for the first bound of {b, e} that range_bounds_ok() refuses.
 void check_range_bounds(const char* fn, const source_mask& mask, std::size_t i, size_type b, size_type e);
+// Every pair {bounds[i], bounds[i + 1]} of a list check_range_list() passed, in order.
+void check_range_pairs(const char* fn, const source_mask& mask, const size_type* bounds, std::size_t num_bounds);
 // Ranges given as a view: a null one with bounds in it (num_bounds > 0).
 void check_range_view(const char* fn, std::size_t num_bounds, bool is_null);
 // ranges = {begin0, end0, begin1, end1, ...} over `mask`: the list, then every pair.
