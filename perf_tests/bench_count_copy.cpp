@@ -61,17 +61,24 @@ void count_set_unaligned(benchmark::State& state) {
   time_and_report(state, exec, static_cast<double>(bits / 8), call);
 }
 
+// n ranges tiling a mask of `bits` bits off word boundaries, overlapping their neighbours by a few
+// bits: {b0, e0, b1, e1, ...}.
+std::vector<size_type> tiling_ranges(size_type bits, size_type n) {
+  std::vector<size_type> ranges;
+  const size_type step = bits / n;
+  for (size_type r = 0; r < n; ++r) {
+    ranges.push_back(r * step + (r % 7));
+    ranges.push_back(std::min(bits, (r + 1) * step + 3));
+  }
+  return ranges;
+}
+
 void segmented_count_set(benchmark::State& state) {
   exec_space exec;
   const size_type bits = size_type{1} << state.range(0);
   if (too_big(state, bits / 4)) return;
   const auto m = random_mask(exec, bits);
-  std::vector<size_type> ranges;  // 1000 ranges tiling the mask, off word boundaries
-  const size_type n = 1000, step = bits / n;
-  for (size_type r = 0; r < n; ++r) {
-    ranges.push_back(r * step + (r % 7));
-    ranges.push_back(std::min(bits, (r + 1) * step + 3));
-  }
+  const auto ranges = tiling_ranges(bits, 1000);
   const auto call = [&] { benchmark::DoNotOptimize(kmask::segmented_count_set_bits(exec, m, ranges)); };
   time_and_report(state, exec, static_cast<double>(bits / 8), call);
 }
@@ -83,12 +90,7 @@ void inplace_segmented_count_set(benchmark::State& state) {
   const size_type n    = state.range(1);
   if (too_big(state, bits / 4)) return;
   const auto m = random_mask(exec, bits);
-  std::vector<size_type> ranges;
-  const size_type step = bits / n;
-  for (size_type r = 0; r < n; ++r) {
-    ranges.push_back(r * step + (r % 7));
-    ranges.push_back(std::min(bits, (r + 1) * step + 3));
-  }
+  const auto ranges = tiling_ranges(bits, n);
   Kokkos::View<size_type*, memory_space> counts(Kokkos::view_alloc(exec, "bench::counts"), n);
   const auto call = [&] { kmask::inplace_segmented_count_set_bits(exec, m, ranges, counts); };
   time_and_report(state, exec, static_cast<double>(bits / 8), call);
@@ -104,14 +106,12 @@ void device_range_count_set(benchmark::State& state) {
   const size_type n    = state.range(1);
   if (too_big(state, bits / 4)) return;
   const auto m = random_mask(exec, bits);
+  // The host form's ranges, copied to the device once.
+  const auto host_ranges = tiling_ranges(bits, n);
   Kokkos::View<size_type*, memory_space> ranges(Kokkos::view_alloc(exec, "bench::ranges"), 2 * n);
-  const size_type step = bits / n;
-  Kokkos::parallel_for(
-      "bench::ranges", Kokkos::RangePolicy<exec_space, Kokkos::IndexType<size_type>>(exec, 0, n),
-      KOKKOS_LAMBDA(size_type r) {
-        ranges(2 * r)     = r * step + (r % 7);
-        ranges(2 * r + 1) = (r + 1) * step + 3 < bits ? (r + 1) * step + 3 : bits;
-      });
+  Kokkos::deep_copy(exec, ranges,
+                    Kokkos::View<const size_type*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+                        host_ranges.data(), host_ranges.size()));
   Kokkos::View<size_type*, memory_space> counts(Kokkos::view_alloc(exec, "bench::counts"), n);
   const auto call = [&] { kmask::inplace_segmented_count_set_bits(exec, m, ranges, counts); };
   time_and_report(state, exec, static_cast<double>(bits / 8), call);
