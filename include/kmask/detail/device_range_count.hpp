@@ -14,6 +14,7 @@
 #include <kmask/detail/validation.hpp>
 #include <kmask/types.hpp>
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -33,10 +34,10 @@ struct range_check_functor {
   }
 };
 
-// The GPU form: a team thread per range, its `lanes` vector lanes striding over the range's 16-byte
-// units (count_range_share). No range is counted when the check marked one. scratch[0] is the mark,
-// scratch[1] a ticket: the team that takes the last ticket copies the mark to *verdict and leaves
-// both zero.
+// The GPU form: each team thread counts ranges team_rank + team_size * (league_rank + k * league),
+// its `lanes` vector lanes striding over a range's 16-byte units (count_range_share). No range is
+// counted when the check marked one. scratch[0] is the mark, scratch[1] a ticket: the team that
+// takes the last ticket copies the mark to *verdict and leaves both zero.
 template <class ExecSpace, int Items>
 struct device_range_count_functor {
   using member_type = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
@@ -51,21 +52,27 @@ struct device_range_count_functor {
   size_type* scratch;
   size_type* verdict;
 
+  KOKKOS_INLINE_FUNCTION void count_range(const member_type& team, size_type r) const {
+    const size_type b = base + bounds[2 * r], e = base + bounds[2 * r + 1];
+    size_type set     = 0;
+    if (m != nullptr && e > b) {
+      const size_type first = b / word_bits, stop = (e - 1) / word_bits + 1;
+      Kokkos::parallel_reduce(
+          Kokkos::ThreadVectorRange(team, lanes),
+          [&](int lane, size_type& acc) { acc += count_range_share<Items>(lane, lanes, m, first, stop, b, e); }, set);
+    }
+    Kokkos::single(Kokkos::PerThread(team),
+                   [&]() { counts[r] = range_count_start(e - b, m == nullptr, unset) + (unset ? -set : set); });
+  }
+
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
-    // Read before this team's ticket, so before the last team clears it.
-    const size_type mark = *static_cast<volatile size_type*>(scratch);
-    const size_type r    = static_cast<size_type>(team.league_rank()) * team.team_size() + team.team_rank();
-    if (mark == 0 && r < n) {
-      const size_type b = base + bounds[2 * r], e = base + bounds[2 * r + 1];
-      size_type set     = 0;
-      if (m != nullptr && e > b) {
-        const size_type first = b / word_bits, stop = (e - 1) / word_bits + 1;
-        Kokkos::parallel_reduce(
-            Kokkos::ThreadVectorRange(team, lanes),
-            [&](int lane, size_type& acc) { acc += count_range_share<Items>(lane, lanes, m, first, stop, b, e); }, set);
-      }
-      Kokkos::single(Kokkos::PerThread(team),
-                     [&]() { counts[r] = range_count_start(e - b, m == nullptr, unset) + (unset ? -set : set); });
+    // A plain load, once: the check launch wrote the mark before this launch, and it changes only
+    // after every team's ticket. (A volatile load per range sent every warp to one L2 word.)
+    if (scratch[0] == 0) {
+      const size_type stride = league * team.team_size();
+      for (size_type r = static_cast<size_type>(team.league_rank()) * team.team_size() + team.team_rank(); r < n;
+           r += stride)
+        count_range(team, r);
     }
     team.team_barrier();
     Kokkos::single(Kokkos::PerTeam(team), [&]() {
@@ -115,7 +122,13 @@ void count_device_ranges_checked(const char* fn, const ExecSpace& exec, const so
     const int per_team      = runs_on_host<ExecSpace>() ? 1 : tuning::count_gpu_ranges_per_team;
     const int vector_length = runs_on_host<ExecSpace>() ? 1 : tuning::count_gpu_range_lanes;
     const size_type count   = static_cast<size_type>(n);
-    const size_type league  = (count + per_team - 1) / per_team;
+    // At most count_gpu_range_teams_per_sm teams an SM, striding over the ranges; the GPU form
+    // emulated on a host runs at most 3 teams (a thread each), so the stride loop is tested there.
+    const size_type wanted  = (count + per_team - 1) / per_team;
+    const size_type league  = runs_on_host<ExecSpace>()
+                                  ? std::min<size_type>(wanted, 3)
+                                  : std::min<size_type>(wanted, tuning::count_gpu_range_teams_per_sm *
+                                                                    device_shape_of(exec).multiprocessors);
     check_league_size(fn, league);
     const auto lease = staging_pool<ExecSpace>::acquire(exec, 1, 1, pre + "verdict");
     auto* scratch    = reinterpret_cast<size_type*>(lease.zeroed());

@@ -83,6 +83,9 @@ struct launch_tuning {
   // range, so a range's words are read coalesced whatever its length, 8 ranges (256 threads) a team.
   static constexpr int count_gpu_range_lanes     = 32;
   static constexpr int count_gpu_ranges_per_team = 8;
+  // At most this many such teams per SM, striding over the ranges: a team per 8 ranges took a
+  // ticket per team (12500 same-word atomics at 100000 ranges).
+  static constexpr size_type count_gpu_range_teams_per_sm = 4;
 
   // Staging copies (sources a destination overlaps, superimpose_nulls_tree's sliced nodes).
   // Threads of a GPU staging team, and words each: 8 loads in flight before its stores.
