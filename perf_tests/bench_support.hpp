@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <mutex>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -110,7 +111,11 @@ inline allocation_tally& current_tally() {
   static allocation_tally t;
   return t;
 }
+// Kokkos may allocate from several host threads at once (the OpenMP space sizing each thread's
+// team data inside a parallel region), so the tally is taken under a lock.
 inline void tally_allocation(const Kokkos::Tools::SpaceHandle, const char* label, const void*, const std::uint64_t size) {
+  static std::mutex lock;
+  const std::lock_guard<std::mutex> hold(lock);
   auto& t = current_tally();
   ++t.count;
   t.bytes += static_cast<double>(size);
