@@ -248,3 +248,32 @@ TEST(TEST_CATEGORY, host_counting_loops_of_every_instruction_set) {
 #endif
   if (!skipped.empty()) GTEST_SKIP() << "the generic loop was checked; not checked: " << join_skipped(skipped);
 }
+
+// The one-word ticket count_set_bits' GPU form adds its parts with (team_total.hpp): parts in any
+// order, totals up to the 2^47 bound, the total written by the last part only and the word left zero.
+TEST(TEST_CATEGORY, packed_team_total_writes_the_sum_once_and_clears_its_word) {
+  const auto seed = base_seed() + 17;
+  SCOPED_TRACE(seed_note(seed));
+  std::mt19937_64 rng(seed);
+  using kmask::detail::add_packed_part;
+  using kmask::detail::packs_team_parts;
+  EXPECT_TRUE(packs_team_parts((size_type{1} << 15) - 1, (size_type{1} << 47) - 1));
+  EXPECT_FALSE(packs_team_parts(size_type{1} << 15, 1));
+  EXPECT_FALSE(packs_team_parts(1, size_type{1} << 47));
+  for (size_type parts : {size_type{1}, size_type{2}, size_type{777}, (size_type{1} << 15) - 1}) {
+    const size_type most = ((size_type{1} << 47) - 1) / parts;  // so the sum stays below 2^47
+    std::vector<size_type> part(static_cast<std::size_t>(parts));
+    size_type sum = 0;
+    for (auto& p : part) p = static_cast<size_type>(rng() % static_cast<std::uint64_t>(most + 1));
+    part.back() = most;  // a part at its bound
+    for (size_type p : part) sum += p;
+    size_type scratch[2] = {0, 0}, out = -777;
+    for (std::size_t i = 0; i < part.size(); ++i) {
+      add_packed_part(scratch, parts, part[i], &out);
+      if (i + 1 < part.size()) ASSERT_EQ(out, -777) << "written before the last of " << parts << " parts";
+    }
+    EXPECT_EQ(out, sum) << parts << " parts";
+    EXPECT_EQ(scratch[0], 0) << "the word is left for the next launch";
+    EXPECT_EQ(scratch[1], 0) << "the second word is not touched";
+  }
+}

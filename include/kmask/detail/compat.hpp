@@ -80,6 +80,11 @@ KOKKOS_FORCEINLINE_FUNCTION void atomic_min_count(std::int64_t* p, std::int64_t 
 __device__ __forceinline__ std::uint32_t word_from_lane(std::uint32_t v, int src) {
   return __shfl_sync(0xffffffffu, v, src);
 }
+// The sum of `v` over this 32-lane CUDA warp, in lane 0; all 32 lanes must call it together.
+__device__ __forceinline__ std::int64_t warp_sum(std::int64_t v) {
+  for (int o = 16; o > 0; o /= 2) v += __shfl_down_sync(0xffffffffu, v, o);
+  return v;
+}
 #else
 #define KMASK_HAS_LANE_SHUFFLE 0
 #endif

@@ -119,9 +119,11 @@ KOKKOS_INLINE_FUNCTION size_type count_range_share(size_type g, size_type T, con
 }
 
 // count_set_bits' GPU form: every thread of the launch counts its share of the range
-// (count_range_share), the launch's T threads striding over the 16-byte units together. On Kokkos 3.x the teams' sums reach
-// `result` through add_team_part (team_total.hpp), so the launch needs no clearing before it and no
-// reduction pass after it.
+// (count_range_share), the launch's T threads striding over the 16-byte units together. The parts
+// reach `result` through a ticket (team_total.hpp), so the launch needs no clearing before it and no
+// reduction pass after it: on CUDA a warp's sum by shuffles, each warp a part (no team barrier);
+// elsewhere Kokkos' team reduction, each team a part. `packed`: add_packed_part, one atomic a part
+// (the host checked packs_team_parts for the most parts either way); else add_team_part.
 template <class ExecSpace, int Items>
 struct count_stride_functor {
   using member_type = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
@@ -129,21 +131,32 @@ struct count_stride_functor {
   size_type first, stop;  // words holding bits of [begin, end)
   size_type begin, end;
   size_type threads;      // of the whole launch
-  size_type league;
-  size_type* scratch;     // running total, ticket: zero before the launch and after it
+  bool packed;
+  size_type* scratch;     // zero before the launch and after it
   size_type* result;
 
   KOKKOS_INLINE_FUNCTION size_type thread_count(size_type g) const {
     return count_range_share<Items>(g, threads, m, first, stop, begin, end);
   }
 
+  KOKKOS_INLINE_FUNCTION void add_part(size_type parts, size_type set) const {
+    if (packed) add_packed_part(scratch, parts, set, result);
+    else add_team_part(scratch, parts, set, result);
+  }
+
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
     const size_type g0 = static_cast<size_type>(team.league_rank()) * team.team_size();
-    size_type set      = 0;
+#if KMASK_HAS_LANE_SHUFFLE
+    // Teams are whole warps (count_on_gpu): lane = team rank mod 32.
+    const size_type set = warp_sum(thread_count(g0 + team.team_rank()));
+    if (team.team_rank() % 32 == 0) add_part(threads / 32, set);
+#else
+    size_type set = 0;
     Kokkos::parallel_reduce(
         Kokkos::TeamThreadRange(team, team.team_size()), [&](int r, size_type& acc) { acc += thread_count(g0 + r); },
         set);
-    Kokkos::single(Kokkos::PerTeam(team), [&]() { add_team_part(scratch, league, set, result); });
+    Kokkos::single(Kokkos::PerTeam(team), [&]() { add_part(team.league_size(), set); });
+#endif
   }
 };
 

@@ -25,6 +25,22 @@ KOKKOS_INLINE_FUNCTION void add_team_part(size_type* scratch, size_type league, 
   atomic_exchange_count(&scratch[1], 0);
 }
 
+// The same with the running total (low 48 bits) and the ticket (high 16) in one word, scratch[0]:
+// a part is one atomic, with no fences and no second word, and the part that takes the last
+// ticket writes the total and clears the word. Only where every total is below 2^47 and there are
+// fewer than 2^15 parts (packs_team_parts).
+constexpr int packed_ticket_shift = 48;
+KOKKOS_INLINE_FUNCTION constexpr bool packs_team_parts(size_type parts, size_type most_total) {
+  return parts < (size_type{1} << 15) && most_total < (size_type{1} << 47);
+}
+KOKKOS_INLINE_FUNCTION void add_packed_part(size_type* scratch, size_type parts, size_type part, size_type* out) {
+  const size_type add = (size_type{1} << packed_ticket_shift) + part;
+  const size_type old = atomic_fetch_add_count(&scratch[0], add);
+  if ((old >> packed_ticket_shift) != parts - 1) return;
+  *out       = (old + add) & ((size_type{1} << packed_ticket_shift) - 1);
+  scratch[0] = 0;  // every other part is in: nothing else touches the word in this launch
+}
+
 }  // namespace detail
 }  // namespace kmask
 
