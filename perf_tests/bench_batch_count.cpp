@@ -2,6 +2,8 @@
 // (AND-NOT) variants of in-place segmented cells, each against a same-run reference.
 //
 // batch_count/unset/masks:M/total_bits:B/{aligned,unaligned}: M masks of B / M bits each, read once.
+// batch_count/inplace_unset/...: the same into one counts view allocated outside the timing
+// (inplace_batch_count_unset_bits); vs_allocating is the allocating call's time over ours.
 // Counting only reads, so a read byte counts as the read half of a copied byte: vs_copy is the time
 // of a deep_copy of the same masks (bytes read = bytes written = the masks' bytes) over ours;
 // vs_copy_same_total compares with a deep_copy of the masks' bytes in all (half read, half
@@ -16,6 +18,7 @@
 
 #include "bench_support.hpp"
 
+#include <functional>
 #include <memory>
 #include <sstream>
 
@@ -26,6 +29,7 @@ struct batch_case {
   size_type masks;
   size_type total_bits;
   bool aligned;
+  bool inplace = false;  // inplace_batch_count_unset_bits into one counts view, allocated once
 };
 
 void run_batch_count(benchmark::State& state, batch_case c) {
@@ -49,7 +53,10 @@ void run_batch_count(benchmark::State& state, batch_case c) {
   }
   exec.fence();
   Kokkos::View<size_type*, memory_space> counts;
-  const auto call = [&] { counts = kmask::batch_count_unset_bits(exec, masks, begins, sizes); };
+  if (c.inplace) counts = Kokkos::View<size_type*, memory_space>("bench::counts", c.masks);
+  const auto allocating = [&] { counts = kmask::batch_count_unset_bits(exec, masks, begins, sizes); };
+  const auto inplace    = [&] { kmask::inplace_batch_count_unset_bits(exec, masks, begins, sizes, counts); };
+  const std::function<void()> call = c.inplace ? std::function<void()>(inplace) : std::function<void()>(allocating);
   timed_calls(state, exec, call);
   const double ours  = time_median(exec, call);
   const double bytes = static_cast<double>(c.masks) * static_cast<double>(kmask::num_words(bits)) * sizeof(word_type);
@@ -57,6 +64,13 @@ void run_batch_count(benchmark::State& state, batch_case c) {
   state.counters["median_us"]          = ours * 1e6;
   state.counters["vs_copy"]            = same_bytes_copy_time(exec, static_cast<size_type>(2 * bytes)) / ours;
   state.counters["vs_copy_same_total"] = same_bytes_copy_time(exec, static_cast<size_type>(bytes)) / ours;
+  if (c.inplace) {
+    // The allocating call over the same masks in the same run, over ours: what the allocation costs.
+    Kokkos::View<size_type*, memory_space> fresh;
+    state.counters["vs_allocating"] =
+        time_median(exec, [&] { fresh = kmask::batch_count_unset_bits(exec, masks, begins, sizes); }) / ours;
+    return;
+  }
   // What the call's fixed parts cost alone, in the same run: allocating (and freeing) a counts view
   // like the one it returns, and uploading descriptors of its size (5 words a mask).
   state.counters["alloc_us"] = 1e6 * time_median(exec, [&] {
@@ -151,6 +165,19 @@ void register_batch_count_benchmarks() {
           ->UseManualTime()
           ->Unit(benchmark::kMicrosecond);
     }
+  // The in-place form: 100 masks travel in the launch's arguments on a GPU, 1000 are uploaded.
+  for (size_type log_total : {20, 24, 27, 30})
+    for (size_type masks : {100, 1000})
+      for (bool aligned : {true, false}) {
+        if (masks == 1000 && (log_total < 24 || !aligned)) continue;
+        const batch_case c{masks, size_type{1} << log_total, aligned, true};
+        std::ostringstream name;
+        name << "batch_count/inplace_unset/masks:" << c.masks << "/total_bits:" << c.total_bits << "/"
+             << (aligned ? "aligned" : "unaligned");
+        benchmark::RegisterBenchmark(name.str().c_str(), [c](benchmark::State& s) { run_batch_count(s, c); })
+            ->UseManualTime()
+            ->Unit(benchmark::kMicrosecond);
+      }
   // The README's in-place cells (segments x masks x bits), aligned and shifted.
   const inverted_case cells[] = {{10, 4, size_type{1} << 24, true},  {100, 4, size_type{1} << 24, true},
                                  {100, 8, size_type{1} << 20, true}, {1000, 16, size_type{1} << 20, true},

@@ -80,6 +80,71 @@ Kokkos::View<size_type*, typename ExecSpace::memory_space> batch_count_set_bits(
   return detail::batch_count_call(exec, names, detail::pointer_sources{masks.data(), masks.size()}, sizes_bits, false);
 }
 
+/// \brief batch_count_unset_bits() into the caller's `counts` (counts(j) for mask j; entries past
+/// masks.size() untouched), allocating nothing: the form a table's null counts take when the same
+/// counts view is refilled call after call. Asynchronous.
+///
+/// On a GPU a batch of up to 128 masks travels in the launch's arguments, so such a call makes
+/// one launch and no other transfer.
+/// \throws as batch_count_unset_bits(), and std::invalid_argument for a null `counts` /
+///         std::out_of_range for counts.extent(0) < masks.size(), before anything is written.
+template <class ExecSpace, class SourceView>
+void inplace_batch_count_unset_bits(const ExecSpace& exec, const std::vector<SourceView>& masks,
+                                    const std::vector<size_type>& begin_bits, const std::vector<size_type>& sizes_bits,
+                                    const Kokkos::View<size_type*, typename ExecSpace::memory_space>& counts) {
+  static_assert(Kokkos::is_execution_space<ExecSpace>::value,
+                "kmask::inplace_batch_count_unset_bits: the first argument must be a Kokkos execution space");
+  KMASK_CHECK_MASK_VIEW("kmask::inplace_batch_count_unset_bits", SourceView, ExecSpace, "masks");
+  constexpr const char* fn = "kmask::inplace_batch_count_unset_bits";
+  detail::scoped_region region(fn);
+  detail::check_same_size(fn, masks.size(), begin_bits.size());
+  detail::inplace_batch_count_call(exec, detail::arg_names{fn},
+                                   detail::view_sources<SourceView>{masks.data(), begin_bits.data(), masks.size()},
+                                   sizes_bits, true, counts);
+}
+
+/// inplace_batch_count_unset_bits() of raw masks (as batch_count_unset_bits() of raw masks).
+template <class ExecSpace, class = std::enable_if_t<Kokkos::is_execution_space<ExecSpace>::value>>
+void inplace_batch_count_unset_bits(const ExecSpace& exec, const std::vector<source_mask>& masks,
+                                    const std::vector<size_type>& sizes_bits,
+                                    const Kokkos::View<size_type*, typename ExecSpace::memory_space>& counts) {
+  constexpr const char* fn = "kmask::inplace_batch_count_unset_bits";
+  detail::scoped_region region(fn);
+  detail::arg_names names{fn};
+  names.pointers = true;
+  detail::inplace_batch_count_call(exec, names, detail::pointer_sources{masks.data(), masks.size()}, sizes_bits, true,
+                                   counts);
+}
+
+/// \brief batch_count_set_bits() into the caller's `counts`; as inplace_batch_count_unset_bits().
+template <class ExecSpace, class SourceView>
+void inplace_batch_count_set_bits(const ExecSpace& exec, const std::vector<SourceView>& masks,
+                                  const std::vector<size_type>& begin_bits, const std::vector<size_type>& sizes_bits,
+                                  const Kokkos::View<size_type*, typename ExecSpace::memory_space>& counts) {
+  static_assert(Kokkos::is_execution_space<ExecSpace>::value,
+                "kmask::inplace_batch_count_set_bits: the first argument must be a Kokkos execution space");
+  KMASK_CHECK_MASK_VIEW("kmask::inplace_batch_count_set_bits", SourceView, ExecSpace, "masks");
+  constexpr const char* fn = "kmask::inplace_batch_count_set_bits";
+  detail::scoped_region region(fn);
+  detail::check_same_size(fn, masks.size(), begin_bits.size());
+  detail::inplace_batch_count_call(exec, detail::arg_names{fn},
+                                   detail::view_sources<SourceView>{masks.data(), begin_bits.data(), masks.size()},
+                                   sizes_bits, false, counts);
+}
+
+/// inplace_batch_count_set_bits() of raw masks (inverted ones count the unset bits of their words).
+template <class ExecSpace, class = std::enable_if_t<Kokkos::is_execution_space<ExecSpace>::value>>
+void inplace_batch_count_set_bits(const ExecSpace& exec, const std::vector<source_mask>& masks,
+                                  const std::vector<size_type>& sizes_bits,
+                                  const Kokkos::View<size_type*, typename ExecSpace::memory_space>& counts) {
+  constexpr const char* fn = "kmask::inplace_batch_count_set_bits";
+  detail::scoped_region region(fn);
+  detail::arg_names names{fn};
+  names.pointers = true;
+  detail::inplace_batch_count_call(exec, names, detail::pointer_sources{masks.data(), masks.size()}, sizes_bits, false,
+                                   counts);
+}
+
 /// batch_count_unset_bits() on the execution space of the views' memory space.
 template <class SourceView, class = std::enable_if_t<Kokkos::is_view<SourceView>::value>>
 Kokkos::View<size_type*, typename detail::space_of<SourceView>::memory_space> batch_count_unset_bits(
@@ -94,6 +159,20 @@ Kokkos::View<size_type*, typename detail::space_of<SourceView>::memory_space> ba
     const std::vector<SourceView>& masks, const std::vector<size_type>& begin_bits,
     const std::vector<size_type>& sizes_bits) {
   return batch_count_set_bits(detail::space_of<SourceView>{}, masks, begin_bits, sizes_bits);
+}
+
+/// inplace_batch_count_unset_bits() on the execution space of the views' memory space.
+template <class SourceView, class Counts, class = std::enable_if_t<Kokkos::is_view<SourceView>::value>>
+void inplace_batch_count_unset_bits(const std::vector<SourceView>& masks, const std::vector<size_type>& begin_bits,
+                                    const std::vector<size_type>& sizes_bits, const Counts& counts) {
+  inplace_batch_count_unset_bits(detail::space_of<SourceView>{}, masks, begin_bits, sizes_bits, counts);
+}
+
+/// inplace_batch_count_set_bits() on the execution space of the views' memory space.
+template <class SourceView, class Counts, class = std::enable_if_t<Kokkos::is_view<SourceView>::value>>
+void inplace_batch_count_set_bits(const std::vector<SourceView>& masks, const std::vector<size_type>& begin_bits,
+                                  const std::vector<size_type>& sizes_bits, const Counts& counts) {
+  inplace_batch_count_set_bits(detail::space_of<SourceView>{}, masks, begin_bits, sizes_bits, counts);
 }
 
 }  // namespace kmask

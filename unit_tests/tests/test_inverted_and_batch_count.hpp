@@ -560,6 +560,105 @@ TEST(TEST_CATEGORY, batch_count_errors) {
          u + "masks[0].extent_words = -2 is negative");
 }
 
+// The in-place batch counts: into the caller's view, entries past the batch untouched, for batches
+// that travel in the launch's arguments (up to 128 masks on the GPU form) and longer ones, with masks
+// of several teams each; twice into the same view, and between allocating calls, since the per-mask
+// totals and tickets of the arguments' form live in memory that each launch must leave zero.
+TEST(TEST_CATEGORY, inplace_batch_counts_match_the_reference) {
+  const auto seed = base_seed() + 1512;
+  SCOPED_TRACE(seed_note(seed));
+  TEST_EXECSPACE exec;
+  std::mt19937_64 rng(seed);
+  for (size_type n : {1, 6, 128, 129, 600}) {
+    std::vector<inv::mask_source> ms;
+    std::vector<size_type> sizes;
+    for (size_type j = 0; j < n; ++j) {
+      // Every 40th mask several teams long on every form (the emulated GPU form's teams read 65536 words).
+      const size_type bits = j % 40 == 3 ? (size_type{1} << 21) + 1 + static_cast<size_type>(rng() % 5000)
+                                         : inv::sizes()[static_cast<std::size_t>(rng() % inv::sizes().size())];
+      sizes.push_back(bits);
+      ms.push_back(inv::random_source(rng, bits));
+    }
+    std::vector<kmask::source_mask> raw;
+    std::vector<Kokkos::View<const word_type*, inv::MS>> views;
+    std::vector<size_type> begins, want, want_plain;
+    for (std::size_t j = 0; j < ms.size(); ++j) {
+      raw.push_back(ms[j].as_source());
+      views.push_back(ms[j].dev);
+      begins.push_back(ms[j].begin);
+      want.push_back(ref::count_set_read(ms[j].as_read(), sizes[j]));
+      ref::read_source plain = ms[j].as_read();  // the view form reads no invert flag
+      plain.invert           = false;
+      want_plain.push_back(ref::count_set_read(plain, sizes[j]));
+    }
+    const auto counts = poisoned_counts<TEST_EXECSPACE>(n + 3);
+    const auto check  = [&](const char* what, bool unset, const std::vector<size_type>& set) {
+      const auto got = counts_to_host(counts);
+      for (size_type j = 0; j < n; ++j) {
+        const auto k = static_cast<std::size_t>(j);
+        ASSERT_EQ(got[k], unset ? sizes[k] - set[k] : set[k]) << what << ", n " << n << " mask " << j;
+      }
+      for (size_type j = n; j < n + 3; ++j) EXPECT_EQ(got[static_cast<std::size_t>(j)], -777) << what << ": written past the batch";
+    };
+    for (int rep = 0; rep < 2; ++rep) {
+      kmask::inplace_batch_count_unset_bits(exec, raw, sizes, counts);
+      check("raw unset", true, want);
+      kmask::inplace_batch_count_set_bits(exec, raw, sizes, counts);
+      check("raw set", false, want);
+      (void)kmask::batch_count_set_bits(exec, raw, sizes);
+      kmask::inplace_batch_count_unset_bits(exec, views, begins, sizes, counts);
+      check("view unset", true, want_plain);
+      kmask::inplace_batch_count_set_bits(exec, views, begins, sizes, counts);
+      check("view set", false, want_plain);
+    }
+    // Default-space forms: the views' memory space's execution space.
+    kmask::inplace_batch_count_unset_bits(views, begins, sizes, counts);
+    check("default-space unset", true, want_plain);
+    kmask::inplace_batch_count_set_bits(views, begins, sizes, counts);
+    check("default-space set", false, want_plain);
+  }
+}
+
+// A bad counts view is refused with the batch's other checks, and nothing is written: neither
+// the counts nor, for a bad mask, the counts view the call was given.
+TEST(TEST_CATEGORY, inplace_batch_count_errors) {
+  TEST_EXECSPACE exec;
+  const ref::words h{0x12345678u, 0x9abcdef0u, 0x0fu, 0xf0u};
+  const auto m = to_device<TEST_EXECSPACE>(h);
+  const std::vector<Kokkos::View<const word_type*, inv::MS>> views{m, m, m};
+  const std::vector<kmask::source_mask> raw{{m.data(), 4, 0}, {m.data(), 4, 3}, {m.data(), 4, 100, true}};
+  const auto counts = poisoned_counts<TEST_EXECSPACE>(3);
+  const auto expect = [&](auto&& call, const std::type_info& type, const std::string& message) {
+    SCOPED_TRACE(message);
+    try {
+      call();
+      ADD_FAILURE() << "accepted";
+    } catch (const std::exception& e) {
+      EXPECT_EQ(typeid(e), type) << e.what();
+      EXPECT_EQ(std::string(e.what()), message);
+    }
+    exec.fence();
+    EXPECT_EQ(counts_to_host(counts), std::vector<size_type>(3, -777)) << "a count was written";
+  };
+  const std::string u = "kmask::inplace_batch_count_unset_bits: ", s = "kmask::inplace_batch_count_set_bits: ";
+  const Kokkos::View<size_type*, inv::MS> none;
+  const Kokkos::View<size_type*, inv::MS> two = Kokkos::subview(counts, std::make_pair(0, 2));
+  expect([&] { kmask::inplace_batch_count_unset_bits(exec, views, {0, 1, 2}, {1, 2, 3}, none); },
+         typeid(std::invalid_argument), u + "counts is a null view but 3 counts are written to it");
+  expect([&] { kmask::inplace_batch_count_set_bits(exec, raw, {1, 2, 3}, two); }, typeid(std::out_of_range),
+         s + "counts.extent(0) = 2 is less than the 3 needed");
+  // The masks are checked before the counts view: a bad mask is named even with a bad view.
+  expect([&] { kmask::inplace_batch_count_set_bits(exec, raw, {1, 2, 29}, none); }, typeid(std::out_of_range),
+         s + "masks[2].begin_bit + sizes_bits[2] = 100 + 29 is past the 128 bits of masks[2] (4 words)");
+  expect([&] { kmask::inplace_batch_count_unset_bits(exec, views, {0, 1}, {1, 2, 3}, counts); },
+         typeid(std::invalid_argument), u + "masks.size() = 3 differs from begin_bits.size() = 2");
+  expect([&] { kmask::inplace_batch_count_unset_bits(exec, views, {0, 1, 2}, {1, -2, 3}, counts); },
+         typeid(std::invalid_argument), u + "sizes_bits[1] = -2 is negative");
+  // An empty batch writes nothing and needs no view.
+  kmask::inplace_batch_count_unset_bits(exec, std::vector<kmask::source_mask>{}, {}, none);
+  EXPECT_EQ(counts_to_host(counts), std::vector<size_type>(3, -777));
+}
+
 // One launch per batch, labelled under the call's region; the counts its one allocation.
 TEST(TEST_CATEGORY, batch_counts_held_across_many_calls) {
   // Results held while later calls run (each call's counts are its own), a batch of thousands of
@@ -651,6 +750,35 @@ TEST(TEST_CATEGORY, batch_count_is_one_labelled_launch) {
     EXPECT_EQ(kernels, std::vector<std::string>{std::string(fn) + "::words"});
     EXPECT_EQ(allocations, std::vector<std::string>{std::string(fn) + "::counts"});
     EXPECT_EQ(regions, std::vector<std::string>{fn});
+    const auto got = counts_to_host(counts);
+    for (std::size_t j = 0; j < ms.size(); ++j) {
+      const size_type set = ref::count_set_read(ms[j].as_read(), sizes[j]);
+      EXPECT_EQ(got[j], unset ? sizes[j] - set : set) << fn << " mask " << j;
+    }
+  }
+  // The in-place forms: the same one launch, and nothing allocated once warm.
+  const auto counts = poisoned_counts<TEST_EXECSPACE>(static_cast<size_type>(ms.size()));
+  for (const char* fn : {"kmask::inplace_batch_count_unset_bits", "kmask::inplace_batch_count_set_bits"}) {
+    const bool unset = std::string(fn) == "kmask::inplace_batch_count_unset_bits";
+    const auto call  = [&] {
+      if (unset) kmask::inplace_batch_count_unset_bits(exec, raw, sizes, counts);
+      else kmask::inplace_batch_count_set_bits(exec, raw, sizes, counts);
+    };
+    call();
+    exec.fence();
+    {
+      pl::recording rec;
+      call();
+      rec.stop();
+    }
+    std::vector<std::string> kernels, allocations;
+    for (const auto& e : pl::recorder().events) {
+      if (e.kind == pl::event::kernel) kernels.push_back(e.name);
+      if (e.kind == pl::event::allocation && pl::classify(e) != pl::verdict::kokkos_internal)
+        allocations.push_back(e.name);
+    }
+    EXPECT_EQ(kernels, std::vector<std::string>{std::string(fn) + "::words"});
+    EXPECT_EQ(allocations, std::vector<std::string>{});
     const auto got = counts_to_host(counts);
     for (std::size_t j = 0; j < ms.size(); ++j) {
       const size_type set = ref::count_set_read(ms[j].as_read(), sizes[j]);

@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -33,15 +34,56 @@ struct batch_range {
   size_type negate;
 };
 
-template <class ExecSpace>
+// A batch's ranges uploaded before its launch, any number of them: the descriptors, the teams
+// before each range, and each team's range (a table, not a search of first_team: each step of a
+// binary search is a dependent load from device memory, ten of them for 1000 ranges, and they were
+// most of a short team's time).
+struct uploaded_ranges {
+  const batch_range* ranges;
+  const size_type* first_team;      // num_ranges + 1: teams before range r
+  const std::uint32_t* team_range;  // one per team: the range it counts
+  KOKKOS_FORCEINLINE_FUNCTION size_type range_of_team(size_type t) const { return team_range[t]; }
+  KOKKOS_FORCEINLINE_FUNCTION batch_range range(size_type r) const { return ranges[r]; }
+  KOKKOS_FORCEINLINE_FUNCTION size_type first(size_type r) const { return first_team[r]; }
+};
+
+// Up to Capacity ranges carried in the kernel's arguments (argument_launch): nothing is uploaded
+// before the launch, and a team's binary search of first_team reads the constant bank that holds
+// the arguments, not device memory.
+template <int Capacity>
+struct ranges_in_arguments {
+  static constexpr int capacity = Capacity;
+  const word_type* words[capacity];
+  size_type begin[capacity];
+  size_type end[capacity];
+  std::uint32_t first_team[capacity + 1];
+  std::uint32_t negate[(capacity + 31) / 32];  // bit r: range r counts unset bits
+  std::uint32_t num_ranges;
+  // The range r with first_team[r] <= t < first_team[r + 1] (every range has at least one team).
+  KOKKOS_INLINE_FUNCTION size_type range_of_team(size_type t) const {
+    std::uint32_t lo = 0, hi = num_ranges - 1;
+    while (lo < hi) {
+      const std::uint32_t mid = (lo + hi + 1) / 2;
+      if (static_cast<size_type>(first_team[mid]) <= t) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  }
+  KOKKOS_INLINE_FUNCTION batch_range range(size_type r) const {
+    return {words[r], begin[r], end[r], static_cast<size_type>((negate[r / 32] >> (r % 32)) & 1u)};
+  }
+  KOKKOS_FORCEINLINE_FUNCTION size_type first(size_type r) const { return first_team[r]; }
+};
+
+// Batches of up to 128 ranges (a table's columns) go in the arguments: 3.6 KiB of the launch's 4.
+using argument_ranges = ranges_in_arguments<128>;
+
+template <class ExecSpace, class Ranges>
 struct batch_count_functor {
   using member_type = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
-  const batch_range* ranges;
-  const size_type* first_team;       // num_ranges + 1: teams before range r
-  const std::uint32_t* team_range;   // one per team: the range it counts
-  size_type* scratch;                // 2 per range: running total, tickets (zero before the launch)
+  Ranges list;
+  size_type* scratch;  // 2 per range: running total, tickets; zero before the launch and after it
   Kokkos::View<size_type*, typename ExecSpace::memory_space> counts;
-  size_type num_ranges;
   size_type words_per_team;
   size_type threads;  // GPU form: TeamThreadRange indices of a team, each reading `items` words
   // The CPU form counts a block on one thread with a loop that vectorises; the GPU form (also what
@@ -50,17 +92,16 @@ struct batch_count_functor {
   static constexpr int items    = static_cast<int>(launch_tuning<ExecSpace>::batch_gpu_items);
 
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
-    // The team's range from a table, not a search of first_team: each step of a binary search
-    // is a dependent load, ten of them for 1000 ranges, and they were most of a short team's time.
     const size_type t       = team.league_rank();
-    const size_type r       = static_cast<size_type>(team_range[t]);
-    const batch_range range = ranges[r];
-    const size_type parts   = first_team[r + 1] - first_team[r];
+    const size_type r       = list.range_of_team(t);
+    const batch_range range = list.range(r);
+    const size_type first_t = list.first(r);
+    const size_type parts   = list.first(r + 1) - first_t;
     size_type set           = 0;
     if (range.words == nullptr) {
       set = range.end - range.begin;  // absent: one team, all set
     } else if (range.end > range.begin) {
-      const size_type first = range.begin / word_bits + (t - first_team[r]) * words_per_team;
+      const size_type first = range.begin / word_bits + (t - first_t) * words_per_team;
       const size_type last  = (range.end - 1) / word_bits + 1;
       const size_type stop  = first + words_per_team < last ? first + words_per_team : last;
       const word_type* m    = range.words;
@@ -87,6 +128,7 @@ struct batch_count_functor {
       if (atomic_fetch_add_count(&scratch[2 * r + 1], 1) != parts - 1) return;
       Kokkos::memory_fence();  // every other team's add is visible to the last one
       const size_type total = atomic_exchange_count(&scratch[2 * r], 0);
+      scratch[2 * r + 1]    = 0;  // every ticket is taken: the range's scratch is zero again
       counts(r)             = range.negate ? len - total : total;
     });
   }
@@ -175,15 +217,61 @@ batch_teams plan_batch_teams(const char* fn, const ExecSpace& exec, std::size_t 
   return t;
 }
 
+// GPU form: the n <= argument_ranges::capacity ranges `teams` was planned for, in the launch's
+// arguments. The per-range totals and tickets are a staging lease's zeroed words, which each
+// range's last team leaves zero.
+template <class ExecSpace, class RangeOf>
+void launch_batch_in_arguments(const std::string& pre, const ExecSpace& exec, const batch_teams& teams,
+                               std::size_t n, const RangeOf& range_of,
+                               const Kokkos::View<size_type*, typename ExecSpace::memory_space>& counts) {
+  static_assert(2 * argument_ranges::capacity <= staging_pool<ExecSpace>::zeroed_words,
+                "kmask: a lease's zeroed words hold a total and a ticket per range");
+  using functor = batch_count_functor<ExecSpace, argument_ranges>;
+  static_assert(sizeof(functor) + 256 <= argument_launch_max_bytes, "kmask: the batch must fit the launch's arguments");
+  functor f{};
+  argument_ranges& list = f.list;
+  for (std::size_t j = 0; j < n; ++j) {
+    const batch_range r = range_of(j);
+    list.words[j]       = r.words;
+    list.begin[j]       = r.begin;
+    list.end[j]         = r.end;
+    if (r.negate) list.negate[j / 32] |= std::uint32_t{1} << (j % 32);
+  }
+  for (std::size_t j = 0; j <= n; ++j) list.first_team[j] = static_cast<std::uint32_t>(teams.first_team[j]);
+  list.num_ranges = static_cast<std::uint32_t>(n);
+  // Only ranges of several teams touch the scratch: a lease (a mutex and a list) only for them.
+  std::optional<typename staging_pool<ExecSpace>::lease> lease;
+  bool shared = false;
+  for (std::size_t j = 0; j < n && !shared; ++j) shared = teams.first_team[j + 1] - teams.first_team[j] > 1;
+  if (shared) {
+    lease.emplace(staging_pool<ExecSpace>::acquire(exec, 1, 1, pre + "scratch"));
+    f.scratch = reinterpret_cast<size_type*>(lease->zeroed());
+  }
+  f.counts         = counts;
+  f.words_per_team = teams.shape.words_per_team;
+  f.threads        = teams.shape.groups;
+  Kokkos::parallel_for(
+      pre + "words",
+      argument_launch(Kokkos::TeamPolicy<ExecSpace>(exec, static_cast<int>(teams.first_team[n]), teams.shape.team_size)),
+      f);
+}
+
 // Enqueues counts(j) = the count of range_of(j) (a batch_range) for the n ranges `teams` was
-// planned for: the descriptors, first_team, each team's range (32 bits: the league, at least one
-// team a range, is within int) and the zeroed per-range scratch in one staging lease (labelled
-// "<pre>descriptors"), one upload, one launch ("<pre>words").
+// planned for, in one launch ("<pre>words"). A GPU form's batch of up to argument_ranges::capacity
+// ranges travels in the launch's arguments. Otherwise the descriptors, first_team, each team's range
+// (32 bits: the league, at least one team a range, is within int) and the zeroed per-range scratch
+// go in one staging lease (labelled "<pre>descriptors") and one upload.
 template <class ExecSpace, class RangeOf>
 void enqueue_batch_counts(const std::string& pre, const ExecSpace& exec, const batch_teams& teams, std::size_t n,
                           const RangeOf& range_of,
                           const Kokkos::View<size_type*, typename ExecSpace::memory_space>& counts) {
   if (n == 0) return;
+  if constexpr (!uses_cpu_kernels<ExecSpace>()) {
+    if (n <= static_cast<std::size_t>(argument_ranges::capacity)) {
+      launch_batch_in_arguments(pre, exec, teams, n, range_of, counts);
+      return;
+    }
+  }
   constexpr std::size_t per_range = sizeof(batch_range) / sizeof(std::uint64_t);
   static_assert(sizeof(batch_range) % sizeof(std::uint64_t) == 0, "kmask: batch_range layout");
   const std::size_t league   = static_cast<std::size_t>(teams.first_team[n]);
@@ -201,44 +289,67 @@ void enqueue_batch_counts(const std::string& pre, const ExecSpace& exec, const b
   std::fill(host + at_scratch, host + words, std::uint64_t{0});
   lease.upload(0, words);
   std::uint64_t* dev = lease.device();
-  const batch_count_functor<ExecSpace> f{reinterpret_cast<const batch_range*>(dev),
-                                         reinterpret_cast<const size_type*>(dev + at_teams),
-                                         reinterpret_cast<const std::uint32_t*>(dev + at_team_range),
-                                         reinterpret_cast<size_type*>(dev + at_scratch),
-                                         counts,
-                                         static_cast<size_type>(n),
-                                         teams.shape.words_per_team,
-                                         teams.shape.groups};
+  const uploaded_ranges list{reinterpret_cast<const batch_range*>(dev),
+                             reinterpret_cast<const size_type*>(dev + at_teams),
+                             reinterpret_cast<const std::uint32_t*>(dev + at_team_range)};
+  const batch_count_functor<ExecSpace, uploaded_ranges> f{list, reinterpret_cast<size_type*>(dev + at_scratch), counts,
+                                                          teams.shape.words_per_team, teams.shape.groups};
   Kokkos::parallel_for(pre + "words",
                        Kokkos::TeamPolicy<ExecSpace>(exec, static_cast<int>(league), teams.shape.team_size),
                        f);
 }
 
-// Counts (set, or `unset`) of bits [m.begin_bit, m.begin_bit + sizes_bits[j]) of every mask j, in
-// one launch on `exec`; everything checked before anything is allocated or enqueued.
+// The batch's checks and teams: sizes and masks checked, teams planned (league checked), before
+// anything is allocated or enqueued.
+template <class ExecSpace, class Sources>
+batch_teams check_and_plan_batch(const ExecSpace& exec, const arg_names& names, const Sources& masks,
+                                 const std::vector<size_type>& sizes_bits) {
+  check_batch_sizes(names, masks.size(), sizes_bits);
+  check_batch_sources(names, masks, sizes_bits);
+  return plan_batch_teams(names.fn, exec, masks.size(), [&](std::size_t j) {
+    const source_mask m = masks[j];
+    const size_type b = m.begin_bit, e = m.begin_bit + sizes_bits[j];
+    return m.words != nullptr && e > b ? (e - 1) / word_bits + 1 - b / word_bits : size_type{0};
+  });
+}
+
+// Enqueues counts(j) = the count (set, or `unset`) of bits [m.begin_bit, m.begin_bit +
+// sizes_bits[j]) of every mask j, for checked masks and their planned teams.
+template <class ExecSpace, class Sources>
+void enqueue_batch_of_masks(const ExecSpace& exec, const arg_names& names, const batch_teams& teams,
+                            const Sources& masks, const std::vector<size_type>& sizes_bits, bool unset,
+                            const Kokkos::View<size_type*, typename ExecSpace::memory_space>& counts) {
+  enqueue_batch_counts(std::string(names.fn) + "::", exec, teams, masks.size(), [&](std::size_t j) {
+    const source_mask m = masks[j];
+    const size_type b   = m.words == nullptr ? 0 : m.begin_bit;
+    return batch_range{m.words, b, b + sizes_bits[j], (unset != m.invert) ? 1 : 0};
+  }, counts);
+}
+
+// The allocating form: a new view of masks.size() counts ("<fn>::counts"), allocated once
+// everything is checked.
 template <class ExecSpace, class Sources>
 Kokkos::View<size_type*, typename ExecSpace::memory_space> batch_count_call(const ExecSpace& exec,
                                                                             const arg_names& names,
                                                                             const Sources& masks,
                                                                             const std::vector<size_type>& sizes_bits,
                                                                             bool unset) {
-  using memory_space    = typename ExecSpace::memory_space;
-  check_batch_sizes(names, masks.size(), sizes_bits);
-  check_batch_sources(names, masks, sizes_bits);
-  const std::size_t n     = masks.size();
-  const batch_teams teams = plan_batch_teams(names.fn, exec, n, [&](std::size_t j) {
-    const source_mask m = masks[j];
-    const size_type b = m.begin_bit, e = m.begin_bit + sizes_bits[j];
-    return m.words != nullptr && e > b ? (e - 1) / word_bits + 1 - b / word_bits : size_type{0};
-  });
-  const Kokkos::View<size_type*, memory_space> counts(
-      Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, std::string(names.fn) + "::counts"), n);
-  enqueue_batch_counts(std::string(names.fn) + "::", exec, teams, n, [&](std::size_t j) {
-    const source_mask m = masks[j];
-    const size_type b   = m.words == nullptr ? 0 : m.begin_bit;
-    return batch_range{m.words, b, b + sizes_bits[j], (unset != m.invert) ? 1 : 0};
-  }, counts);
+  const batch_teams teams = check_and_plan_batch(exec, names, masks, sizes_bits);
+  const Kokkos::View<size_type*, typename ExecSpace::memory_space> counts(
+      Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, std::string(names.fn) + "::counts"), masks.size());
+  enqueue_batch_of_masks(exec, names, teams, masks, sizes_bits, unset, counts);
   return counts;
+}
+
+// The in-place form: into the caller's `counts` (at least masks.size() entries; the rest untouched).
+template <class ExecSpace, class Sources>
+void inplace_batch_count_call(const ExecSpace& exec, const arg_names& names, const Sources& masks,
+                              const std::vector<size_type>& sizes_bits, bool unset,
+                              const Kokkos::View<size_type*, typename ExecSpace::memory_space>& counts) {
+  const batch_teams teams = check_and_plan_batch(exec, names, masks, sizes_bits);
+  check_counter_extent(names.fn, "counts", static_cast<size_type>(counts.extent(0)),
+                       static_cast<size_type>(masks.size()), counts.data() == nullptr);
+  enqueue_batch_of_masks(exec, names, teams, masks, sizes_bits, unset, counts);
 }
 
 }  // namespace detail

@@ -51,8 +51,9 @@ class staging_pool {
   // The kernels can write the page-locked host words (CUDA, HIP, SYCL, the host spaces): see
   // lease::result_word.
   static constexpr bool results_in_host_words = Kokkos::SpaceAccessibility<ExecSpace, staging_space>::accessible;
-  // Words of lease::zeroed(): a running total and a ticket.
-  static constexpr std::size_t zeroed_words = 2;
+  // Words of lease::zeroed(): a running total and a ticket for each of up to 128 counts (a batch
+  // count carried in its launch's arguments).
+  static constexpr std::size_t zeroed_words = 256;
 
   struct buffer {
     Kokkos::View<std::uint64_t*, staging_space> host;   // what the host writes

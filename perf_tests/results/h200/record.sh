@@ -10,7 +10,7 @@
 #   build/device-libs    the shared libraries the device image lacks (libbenchmark).
 # Usage: record.sh PART...   parts: info tests seg-small seg-wide calls conc k46 host alloc threads ncu-tree ncu-tree-sass
 #   ncu-move ncu-count ncu-make make-teams k46-ticket ab-bulk ab-args ab-gather
-#   mutation memcheck-moves calls-ab ab-seg ab-s24 s25 ab-s25
+#   mutation memcheck-moves calls-ab ab-seg ab-s24 s25 ab-s25 s26
 # Results go to $OUT/record/PART-BUILD.{json,txt} and are tarred into $OUT/record.tar.gz (the
 # device tool returns at most 8 files a call).
 set -u
@@ -114,9 +114,16 @@ for part in "$@"; do
         bench $k34/perf_tests/kmask_benchmarks "s25-counts-$r" 0.05 'count_set_bits/(24|27)/|segmented_count_set_bits/'
       done
       ;;
-    # Session 25: count_set_bits' warp sums and one-word ticket, and the device-range counts'
-    # capped league, against build/ab/s25base (e46a9eb's binary, the counts' old reduction).
+    # Session 25: count_set_bits' warp sums and one-word ticket against build/ab/s25base (e46a9eb's
+    # binary: Kokkos' team reduction and the two-word ticket; its device-range league already capped).
     ab-s25) ab ab-s25 build/ab/s25base 'count_set_bits/|inplace_segmented_count_set_bits/' ;;
+    # Session 26: the batch counts, allocating and in place (inplace_batch_count_unset_bits: up to
+    # 128 masks in the launch's arguments), and the segmented counts beside them; two rounds.
+    s26)
+      for r in 1 2; do
+        bench $k34/perf_tests/kmask_benchmarks "s26-batch-$r" 0.05 'batch_count/(inplace_)?unset/|segmented_count_set_bits/'
+      done
+      ;;
     # The CUDA unit tests of a build whose gathers' whole-block path flips one row's bit
     # (build/mut, made by hand for the check): the gather tests must fail.
     mutation)
