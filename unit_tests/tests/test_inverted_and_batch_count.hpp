@@ -38,6 +38,21 @@ inline mask_source random_source(std::mt19937_64& rng, size_type size_bits, bool
   return s;
 }
 
+// Runs `call`, which must throw exactly `type` with exactly `message`, then `unchanged()`: the
+// checks that the rejected call wrote nothing.
+template <class Call, class Unchanged>
+void expect_refused(Call&& call, const std::type_info& type, const std::string& message, Unchanged&& unchanged) {
+  SCOPED_TRACE(message);
+  try {
+    call();
+    ADD_FAILURE() << "accepted";
+  } catch (const std::exception& e) {
+    EXPECT_EQ(typeid(e), type) << e.what();
+    EXPECT_EQ(std::string(e.what()), message);
+  }
+  unchanged();
+}
+
 inline const std::vector<size_type>& sizes() {
   static const std::vector<size_type> s{0, 1, 31, 32, 33, 100, 1000, 4133, 70001};
   return s;
@@ -525,15 +540,7 @@ TEST(TEST_CATEGORY, batch_count_errors) {
   const auto m = to_device<TEST_EXECSPACE>(h);
   const std::vector<Kokkos::View<const word_type*, inv::MS>> views{m, m, m};
   const auto expect = [&](auto&& call, const std::type_info& type, const std::string& message) {
-    SCOPED_TRACE(message);
-    try {
-      call();
-      ADD_FAILURE() << "accepted";
-    } catch (const std::exception& e) {
-      EXPECT_EQ(typeid(e), type) << e.what();
-      EXPECT_EQ(std::string(e.what()), message);
-    }
-    EXPECT_EQ(to_host(m), h) << "a source changed";
+    inv::expect_refused(call, type, message, [&] { EXPECT_EQ(to_host(m), h) << "a source changed"; });
   };
   const std::string u = "kmask::batch_count_unset_bits: ", s = "kmask::batch_count_set_bits: ";
   expect([&] { kmask::batch_count_unset_bits(exec, views, {0, 1, 2}, {1, 2}); }, typeid(std::invalid_argument),
@@ -598,7 +605,8 @@ TEST(TEST_CATEGORY, inplace_batch_counts_match_the_reference) {
         const auto k = static_cast<std::size_t>(j);
         ASSERT_EQ(got[k], unset ? sizes[k] - set[k] : set[k]) << what << ", n " << n << " mask " << j;
       }
-      for (size_type j = n; j < n + 3; ++j) EXPECT_EQ(got[static_cast<std::size_t>(j)], -777) << what << ": written past the batch";
+      for (size_type j = n; j < n + 3; ++j)
+        EXPECT_EQ(got[static_cast<std::size_t>(j)], -777) << what << ": written past the batch";
     };
     for (int rep = 0; rep < 2; ++rep) {
       kmask::inplace_batch_count_unset_bits(exec, raw, sizes, counts);
@@ -629,16 +637,11 @@ TEST(TEST_CATEGORY, inplace_batch_count_errors) {
   const std::vector<kmask::source_mask> raw{{m.data(), 4, 0}, {m.data(), 4, 3}, {m.data(), 4, 100, true}};
   const auto counts = poisoned_counts<TEST_EXECSPACE>(3);
   const auto expect = [&](auto&& call, const std::type_info& type, const std::string& message) {
-    SCOPED_TRACE(message);
-    try {
-      call();
-      ADD_FAILURE() << "accepted";
-    } catch (const std::exception& e) {
-      EXPECT_EQ(typeid(e), type) << e.what();
-      EXPECT_EQ(std::string(e.what()), message);
-    }
-    exec.fence();
-    EXPECT_EQ(counts_to_host(counts), std::vector<size_type>(3, -777)) << "a count was written";
+    inv::expect_refused(call, type, message, [&] {
+      exec.fence();
+      EXPECT_EQ(counts_to_host(counts), std::vector<size_type>(3, -777)) << "a count was written";
+      EXPECT_EQ(to_host(m), h) << "a source changed";
+    });
   };
   const std::string u = "kmask::inplace_batch_count_unset_bits: ", s = "kmask::inplace_batch_count_set_bits: ";
   const Kokkos::View<size_type*, inv::MS> none;

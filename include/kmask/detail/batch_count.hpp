@@ -250,10 +250,8 @@ void launch_batch_in_arguments(const std::string& pre, const ExecSpace& exec, co
   f.counts         = counts;
   f.words_per_team = teams.shape.words_per_team;
   f.threads        = teams.shape.groups;
-  Kokkos::parallel_for(
-      pre + "words",
-      argument_launch(Kokkos::TeamPolicy<ExecSpace>(exec, static_cast<int>(teams.first_team[n]), teams.shape.team_size)),
-      f);
+  const auto policy = Kokkos::TeamPolicy<ExecSpace>(exec, static_cast<int>(teams.first_team[n]), teams.shape.team_size);
+  Kokkos::parallel_for(pre + "words", argument_launch(policy), f);
 }
 
 // Enqueues counts(j) = the count of range_of(j) (a batch_range) for the n ranges `teams` was
