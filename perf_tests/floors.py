@@ -58,6 +58,7 @@ FLOORS = [
     (18, "1. count_set_bits >= 2^27 bits", r"^count_set_bits/(unaligned/)?(27|30)/", "vs_copy", ">=", 0.85, GPU),
     (18, "1. count_set_bits 2^20-2^24: host time / (launch + 8-byte read-back + fence)", r"^count_set_bits/(unaligned/)?(20|24)/", "vs_floor", "<=", 1.5, GPU),
     (18, "2. segmented counts, 1000 and 100000 ranges over 2^27 bits", r"^inplace_segmented_count_set_bits/27/", "vs_copy", ">=", 0.8, GPU),
+    (18, "2. the same with the ranges already in device memory", r"^inplace_segmented_count_set_bits/device_ranges/27/", "vs_copy", ">=", 0.8, GPU),
     (18, "3. copy_bitmask into a destination, >= 2^24 bits", r"^copy_bitmask/(24|27|30)/", "into_dest_vs_copy", ">=", 0.85, GPU),
     (18, "3. copy_bitmask allocating / (into a destination + the allocation alone)", r"^copy_bitmask/(24|27|30)/", "vs_parts", "<=", 1.2, GPU),
     (18, "4. in place, 10 segments, 2^20 bits", r"^segmented_binop/inplace/and/segments:10/masks:(4|8|16)/bits:1048576/", "vs_copy", ">=", 0.85, GPU),
