@@ -10,7 +10,7 @@
 #   build/device-libs    the shared libraries the device image lacks (libbenchmark).
 # Usage: record.sh PART...   parts: info tests seg-small seg-wide calls conc k46 host alloc threads ncu-tree ncu-tree-sass
 #   ncu-move ncu-count ncu-make make-teams k46-ticket ab-bulk ab-args ab-gather
-#   mutation memcheck-moves calls-ab ab-seg ab-s24 s25 ab-s25 s26
+#   mutation memcheck-moves calls-ab ab-seg ab-s24 s25 ab-s25 s26 ab-s26
 # Results go to $OUT/record/PART-BUILD.{json,txt} and are tarred into $OUT/record.tar.gz (the
 # device tool returns at most 8 files a call).
 set -u
@@ -124,6 +124,9 @@ for part in "$@"; do
         bench $k34/perf_tests/kmask_benchmarks "s26-batch-$r" 0.05 'batch_count/(inplace_)?unset/|segmented_count_set_bits/'
       done
       ;;
+    # Session 26: the gathers' whole blocks with 16-byte index loads (32-bit indices at an aligned
+    # address) against build/ab/s26head (a675d64's binary), alternated, three rounds.
+    ab-s26) ab ab-s26 build/ab/s26head 'make_masks/inplace_gather_bits/' ;;
     # The CUDA unit tests of a build whose gathers' whole-block path flips one row's bit
     # (build/mut, made by hand for the check): the gather tests must fail.
     mutation)
