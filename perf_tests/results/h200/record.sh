@@ -10,7 +10,7 @@
 #   build/device-libs    the shared libraries the device image lacks (libbenchmark).
 # Usage: record.sh PART...   parts: info tests seg-small seg-wide calls conc k46 host alloc threads ncu-tree ncu-tree-sass
 #   ncu-move ncu-count ncu-make make-teams k46-ticket ab-bulk ab-args ab-gather
-#   mutation memcheck-moves calls-ab ab-seg ab-s24 s25 ab-s25 s26 ab-s26
+#   mutation memcheck-moves calls-ab ab-seg ab-s24 s25 ab-s25 s26 ab-s26 ncu-s26
 # Results go to $OUT/record/PART-BUILD.{json,txt} and are tarred into $OUT/record.tar.gz (the
 # device tool returns at most 8 files a call).
 set -u
@@ -127,6 +127,21 @@ for part in "$@"; do
     # Session 26: the gathers' whole blocks with 16-byte index loads (32-bit indices at an aligned
     # address) against build/ab/s26head (a675d64's binary), alternated, three rounds.
     ab-s26) ab ab-s26 build/ab/s26head 'make_masks/inplace_gather_bits/' ;;
+    # Session 26: kernel durations against the calls' times where the floors are missed by a few
+    # microseconds: the in-place batch count (100 masks), count_set_bits at 2^27 bits, the sorted
+    # gather at 2^24 rows and 10 segments in place at 2^20 bits.
+    ncu-s26)
+      for f in 'batch_count/inplace_unset/masks:100/total_bits:16777216/aligned' \
+               'batch_count/inplace_unset/masks:100/total_bits:134217728/aligned' 'count_set_bits/27' \
+               'make_masks/inplace_gather_bits/int32/sorted/24/0' \
+               'segmented_binop/inplace/and/segments:10/masks:4/bits:1048576/aligned'; do
+        name=$(echo "$f" | tr -c 'a-z0-9\n' '-' | tr -s '-')
+        timeout "$(left)" ncu --clock-control none --kernel-name-base demangled -k "regex:batch_count_functor|count_stride|build_words|wide_segments|small_segments" --launch-skip 6 \
+          --launch-count 1 --section SpeedOfLight --section LaunchStats --section Occupancy \
+          $k34/perf_tests/kmask_benchmarks --benchmark_min_time=0.001 "--benchmark_filter=^$f/" > "$out/ncu-s26-$name.txt" 2>&1
+        echo "ncu $f rc=$? $(grep -E ' Duration|Grid Size|DRAM Throughput|Registers Per|Achieved Occupancy' "$out/ncu-s26-$name.txt" | tr -s ' ' | tr '\n' ';')"
+      done
+      ;;
     # The CUDA unit tests of a build whose gathers' whole-block path flips one row's bit
     # (build/mut, made by hand for the check): the gather tests must fail.
     mutation)
