@@ -118,12 +118,18 @@ team_shape gpu_shape_for(const ExecSpace& exec, size_type words, size_type num_s
                          size_type sources_per_segment) {
   using tuning              = launch_tuning<ExecSpace>;
   constexpr size_type items = tuning::gpu_items;
-  const size_type threads   = gpu_team_threads(words, items);
-  const size_type block     = threads * items;
-  const size_type blocks    = (words + block - 1) / block;
+  const device_shape device = device_shape_of(exec);
+  size_type threads         = gpu_team_threads(words, items);
+  // Few segments of few blocks (10 x 2^20 bits: 80 teams of 256 on a 132-SM card) leave SMs
+  // without a team, and each busy SM streams one team's loads: smaller teams spread the same
+  // words over more SMs.
+  while (threads > tuning::gpu_fill_min_threads &&
+         num_segments * ((words + threads * items - 1) / (threads * items)) < device.multiprocessors)
+    threads /= 2;
+  const size_type block  = threads * items;
+  const size_type blocks = (words + block - 1) / block;
   // Teams of `threads` an SM holds: the threads its 256-thread teams' registers allow, at most
   // the threads it keeps resident.
-  const device_shape device  = device_shape_of(exec);
   const size_type sm_threads = std::min<size_type>(gpu_teams_per_sm<ExecSpace>() * size_type{256},
                                                    device.threads_per_multiprocessor);
   const size_type resident   = std::max<size_type>(1, device.multiprocessors * sm_threads / threads);

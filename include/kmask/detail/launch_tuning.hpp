@@ -37,6 +37,9 @@ struct launch_tuning {
   static constexpr size_type gpu_team_source_blocks = 32;
   // A team's fixed cost (offsets -> descriptors -> data chain, reduction), in words streamed.
   static constexpr size_type gpu_team_start_words = 8192;
+  // Smallest team a launch that would leave SMs without a team is cut down to (two warps): below
+  // it a team's loads in flight no longer cover an SM's share of the copy.
+  static constexpr size_type gpu_fill_min_threads = 64;
   // A shifted source's next word from the next lane (CUDA), not a second request for the same line.
   static constexpr bool lane_shuffle = true;
 
