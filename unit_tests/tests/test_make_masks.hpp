@@ -558,8 +558,8 @@ TEST(TEST_CATEGORY, make_masks_gather_bits_over_many_teams) {
       bad[static_cast<std::size_t>(n - 7)]  = size;
       check_gather<std::int32_t>(&host, begin, size, bad);
       check_gather<std::int64_t>(nullptr, begin, size, bad);
-      // Two bad rows in one 128-row chunk of a whole block, held by lanes 6 and 5 of the CUDA
-      // path's 16-byte index loads (rows 4 x 6 + 0 and 4 x 5 + 3 of the chunk): the lower is named.
+      // Two bad rows close together inside a whole 1024-row block (the GPU form's narrow path),
+      // the later one first in the array: the lower position is the one named.
       auto early = good;
       early[static_cast<std::size_t>(3 * 1024 + 2 * 128 + 4 * 6 + 0)] = size + 5;
       early[static_cast<std::size_t>(3 * 1024 + 2 * 128 + 4 * 5 + 3)] = -3;

@@ -239,11 +239,10 @@ void launch_batch_in_arguments(const std::string& pre, const ExecSpace& exec, co
   }
   for (std::size_t j = 0; j <= n; ++j) list.first_team[j] = static_cast<std::uint32_t>(teams.first_team[j]);
   list.num_ranges = static_cast<std::uint32_t>(n);
-  // Only ranges of several teams touch the scratch: a lease (a mutex and a list) only for them.
+  // Only ranges of several teams touch the scratch: a lease (a mutex and a list) only when some
+  // range has several, i.e. when the n ranges (at least one team each) take more than n teams.
   std::optional<typename staging_pool<ExecSpace>::lease> lease;
-  bool shared = false;
-  for (std::size_t j = 0; j < n && !shared; ++j) shared = teams.first_team[j + 1] - teams.first_team[j] > 1;
-  if (shared) {
+  if (teams.first_team[n] > static_cast<size_type>(n)) {
     lease.emplace(staging_pool<ExecSpace>::acquire(exec, 1, 1, pre + "scratch"));
     f.scratch = reinterpret_cast<size_type*>(lease->zeroed());
   }
