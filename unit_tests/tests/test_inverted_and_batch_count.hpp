@@ -532,6 +532,37 @@ TEST(TEST_CATEGORY, batch_counts_of_masks_longer_than_2_to_the_32_bits) {
   EXPECT_EQ(unset[4], __builtin_popcount(batch_pattern(0)));
 }
 
+// A mask of one range with more parts than the packed ticket's 15 bits count (team_total.hpp):
+// on a GPU a part is a warp, and 2^33 bits take 4096 teams of 8 warps, so that range's count
+// goes through the two-word ticket instead. Set and unset, plain and inverted.
+TEST(TEST_CATEGORY, batch_counts_past_the_packed_tickets_parts) {
+  if (kmask::detail::runs_on_host<TEST_EXECSPACE>())
+    GTEST_SKIP() << "a host team is one part: a range reaches 2^15 parts only past 2^40 bits";
+  if (std::getenv("KMASK_TEST_SKIP_HUGE")) GTEST_SKIP() << "KMASK_TEST_SKIP_HUGE is set (needs ~1.1 GB)";
+  TEST_EXECSPACE exec;
+  const size_type bits = (size_type{1} << 33) + 45, offset = 7;
+  const size_type words = kmask::num_words(bits + offset);
+  view_t<TEST_EXECSPACE> a(Kokkos::view_alloc(Kokkos::WithoutInitializing, "a"), words);
+  fill_batch_pattern(exec, a);
+  exec.fence();
+  size_type set = 0;
+  for (size_type w = 0; w < words; ++w) {
+    word_type v = batch_pattern(w);
+    if (w == 0) v &= ~word_type{0} << offset;
+    const size_type end = offset + bits;
+    if (w == (end - 1) / 32 && end % 32 != 0) v &= (word_type{1} << (end % 32)) - 1;
+    set += __builtin_popcount(v);
+  }
+  const std::vector<kmask::source_mask> masks{{a.data(), words, offset}, kmask::inverted(a, offset)};
+  const std::vector<size_type> sizes{bits, bits};
+  const auto unset = counts_to_host(kmask::batch_count_unset_bits(exec, masks, sizes));
+  const auto counted = counts_to_host(kmask::batch_count_set_bits(exec, masks, sizes));
+  EXPECT_EQ(unset[0], bits - set);
+  EXPECT_EQ(unset[1], set);
+  EXPECT_EQ(counted[0], set);
+  EXPECT_EQ(counted[1], bits - set);
+}
+
 // The new rows of README's error table: the exception, a message naming the function and the
 // argument, and nothing changed (the sources keep their contents).
 TEST(TEST_CATEGORY, batch_count_errors) {

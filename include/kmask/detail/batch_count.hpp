@@ -2,8 +2,9 @@
 #define KMASK_DETAIL_BATCH_COUNT_HPP
 
 // One count per mask over many masks in one launch (batch_count_set_bits / _unset_bits). Each
-// mask's range is cut into blocks of words, a team per block; a team's count goes to its mask's
-// total with one atomic, and the team that takes its mask's last ticket writes the count. The
+// mask's range is cut into blocks of words, a team per block; a team's count (on CUDA, each warp's)
+// goes to its mask's total with one atomic, and the part that takes its mask's last ticket writes
+// the count. The
 // totals and tickets are zeros uploaded with the descriptors, so no clearing launch runs first.
 
 #include <kmask/detail/compat.hpp>
@@ -82,7 +83,9 @@ template <class ExecSpace, class Ranges>
 struct batch_count_functor {
   using member_type = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
   Ranges list;
-  size_type* scratch;  // 2 per range: running total, tickets; zero before the launch and after it
+  // 2 per range: running total, tickets (or both packed in the first); zero before the launch and
+  // after it. Only ranges of several teams touch it.
+  size_type* scratch;
   Kokkos::View<size_type*, typename ExecSpace::memory_space> counts;
   size_type words_per_team;
   size_type threads;  // GPU form: TeamThreadRange indices of a team, each reading `items` words
@@ -91,46 +94,68 @@ struct batch_count_functor {
   static constexpr bool on_host = uses_cpu_kernels<ExecSpace>();
   static constexpr int items    = static_cast<int>(launch_tuning<ExecSpace>::batch_gpu_items);
 
+  // Adds `part` of range r, one of `parts`; the part that completes the range writes its count.
+  // One part (a team's or a warp's) writes the count directly; several meet in the range's two
+  // scratch words, packed into the first (one atomic, no fences) where packs_team_parts allows.
+  KOKKOS_INLINE_FUNCTION void finish_part(size_type r, const batch_range& range, size_type parts,
+                                          size_type part) const {
+    const size_type len = range.end - range.begin;
+    size_type total     = part;
+    if (parts > 1) {
+      if (packs_team_parts(parts, len)) {
+        if (!take_packed_part(&scratch[2 * r], parts, part, total)) return;
+      } else {
+        atomic_add_count(&scratch[2 * r], part);
+        Kokkos::memory_fence();  // the add is visible before the ticket that announces it
+        if (atomic_fetch_add_count(&scratch[2 * r + 1], 1) != parts - 1) return;
+        Kokkos::memory_fence();  // every other part's add is visible to the last one
+        total              = atomic_exchange_count(&scratch[2 * r], 0);
+        scratch[2 * r + 1] = 0;  // every ticket is taken: the range's scratch is zero again
+      }
+    }
+    counts(r) = range.negate ? len - total : total;
+  }
+
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
     const size_type t       = team.league_rank();
     const size_type r       = list.range_of_team(t);
     const batch_range range = list.range(r);
     const size_type first_t = list.first(r);
-    const size_type parts   = list.first(r + 1) - first_t;
-    size_type set           = 0;
-    if (range.words == nullptr) {
-      set = range.end - range.begin;  // absent: one team, all set
-    } else if (range.end > range.begin) {
-      const size_type first = range.begin / word_bits + (t - first_t) * words_per_team;
-      const size_type last  = (range.end - 1) / word_bits + 1;
-      const size_type stop  = first + words_per_team < last ? first + words_per_team : last;
-      const word_type* m    = range.words;
-      const size_type b = range.begin, e = range.end;
-      if constexpr (on_host) {
-        set = count_words_on_cpu(m, first, stop, b, e);
-      } else {
-        // count_range_share over the team's threads (the edge words' outside bits, where they are
-        // this team's, taken off once).
-        const size_type T = threads;
-        Kokkos::parallel_reduce(
-            Kokkos::TeamThreadRange(team, threads),
-            [=](size_type g, size_type& acc) { acc += count_range_share<items>(g, T, m, first, stop, b, e); }, set);
-      }
+    const size_type teams   = list.first(r + 1) - first_t;
+    if (range.words == nullptr || range.end <= range.begin) {
+      // Absent (every bit set) or empty: the range's one team writes its count.
+      const size_type set = range.words == nullptr ? range.end - range.begin : 0;
+      Kokkos::single(Kokkos::PerTeam(team), [&]() { finish_part(r, range, 1, set); });
+      return;
     }
-    Kokkos::single(Kokkos::PerTeam(team), [&]() {
-      const size_type len = range.end - range.begin;
-      if (parts == 1) {
-        counts(r) = range.negate ? len - set : set;
+    const size_type first = range.begin / word_bits + (t - first_t) * words_per_team;
+    const size_type last  = (range.end - 1) / word_bits + 1;
+    const size_type stop  = first + words_per_team < last ? first + words_per_team : last;
+    const word_type* m    = range.words;
+    const size_type b = range.begin, e = range.end;
+    if constexpr (on_host) {
+      const size_type set = count_words_on_cpu(m, first, stop, b, e);
+      Kokkos::single(Kokkos::PerTeam(team), [&]() { finish_part(r, range, teams, set); });
+    } else {
+      // count_range_share over the team's threads (the edge words' outside bits, where they are
+      // this team's, taken off once).
+      const size_type T = threads;
+      const auto share  = [=](size_type g) { return count_range_share<items>(g, T, m, first, stop, b, e); };
+#if KMASK_HAS_LANE_SHUFFLE
+      // CUDA, a range of several teams: teams are whole warps (gpu_team_threads) and each warp's sum
+      // by shuffles is a part of its own, with no team barrier. (A range of one team keeps the team
+      // reduction: it writes its count without scratch, which a batch leases only when needed.)
+      if (teams > 1) {
+        const size_type set = warp_sum(share(team.team_rank()));
+        if (team.team_rank() % 32 == 0) finish_part(r, range, teams * (T / 32), set);
         return;
       }
-      atomic_add_count(&scratch[2 * r], set);
-      Kokkos::memory_fence();  // the add is visible before the ticket that announces it
-      if (atomic_fetch_add_count(&scratch[2 * r + 1], 1) != parts - 1) return;
-      Kokkos::memory_fence();  // every other team's add is visible to the last one
-      const size_type total = atomic_exchange_count(&scratch[2 * r], 0);
-      scratch[2 * r + 1]    = 0;  // every ticket is taken: the range's scratch is zero again
-      counts(r)             = range.negate ? len - total : total;
-    });
+#endif
+      size_type set = 0;
+      Kokkos::parallel_reduce(
+          Kokkos::TeamThreadRange(team, threads), [=](size_type g, size_type& acc) { acc += share(g); }, set);
+      Kokkos::single(Kokkos::PerTeam(team), [&]() { finish_part(r, range, teams, set); });
+    }
   }
 };
 

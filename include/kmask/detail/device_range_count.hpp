@@ -35,8 +35,8 @@ struct range_check_functor {
 };
 
 // The GPU form: each team thread counts ranges team_rank + team_size * (league_rank + k * league),
-// its `lanes` vector lanes striding over a range's 16-byte units (count_range_share). No range is
-// counted when the check marked one. scratch[0] is the mark, scratch[1] a ticket: the team that
+// its `lanes` vector lanes (range_lanes) striding over a range's 16-byte units (count_range_share).
+// No range is counted when the check marked one. scratch[0] is the mark, scratch[1] a ticket: the team that
 // takes the last ticket copies the mark to *verdict and leaves both zero.
 template <class ExecSpace, int Items>
 struct device_range_count_functor {
@@ -52,9 +52,9 @@ struct device_range_count_functor {
   size_type* scratch;
   size_type* verdict;
 
-  KOKKOS_INLINE_FUNCTION void count_range(const member_type& team, size_type r) const {
-    const size_type b = base + bounds[2 * r], e = base + bounds[2 * r + 1];
-    size_type set     = 0;
+  // Counts range r, whose bounds (from the mask's bit 0) the caller loaded.
+  KOKKOS_INLINE_FUNCTION void count_range(const member_type& team, size_type r, size_type b, size_type e) const {
+    size_type set = 0;
     if (m != nullptr && e > b) {
       const size_type first = b / word_bits, stop = (e - 1) / word_bits + 1;
       Kokkos::parallel_reduce(
@@ -70,9 +70,18 @@ struct device_range_count_functor {
     // after every team's ticket. (A volatile load per range sent every warp to one L2 word.)
     if (scratch[0] == 0) {
       const size_type stride = league * team.team_size();
-      for (size_type r = static_cast<size_type>(team.league_rank()) * team.team_size() + team.team_rank(); r < n;
-           r += stride)
-        count_range(team, r);
+      size_type r            = static_cast<size_type>(team.league_rank()) * team.team_size() + team.team_rank();
+      size_type b = 0, e = 0;
+      if (r < n) b = bounds[2 * r], e = bounds[2 * r + 1];
+      // The next range's bounds load while this one is counted: a thread's ranges are then one
+      // chain of mask loads, not a chain of bound loads each followed by mask loads.
+      while (r < n) {
+        const size_type next = r + stride;
+        size_type nb = 0, ne = 0;
+        if (next < n) nb = bounds[2 * next], ne = bounds[2 * next + 1];
+        count_range(team, r, base + b, base + e);
+        r = next, b = nb, e = ne;
+      }
     }
     team.team_barrier();
     Kokkos::single(Kokkos::PerTeam(team), [&]() {
@@ -84,6 +93,21 @@ struct device_range_count_functor {
     });
   }
 };
+
+// Lanes that share a range (a power of two, at most a warp): about count_gpu_range_units_per_lane
+// 16-byte units each at the mean range length the mask's extent gives. The host cannot read the
+// ranges, so this is the tiling's length; longer ranges take more passes, not a wrong count. The
+// GPU form emulated on a host runs its lanes as a loop, so the same choice is tested there.
+template <class ExecSpace>
+int range_lanes(const source_mask& mask, std::size_t n) {
+  using tuning          = launch_tuning<ExecSpace>;
+  const size_type units = mask.words == nullptr ? 0 : mask.extent_words / 4 / static_cast<size_type>(n);
+  int lanes             = 1;
+  while (lanes < tuning::count_gpu_range_max_lanes &&
+         static_cast<size_type>(lanes) * tuning::count_gpu_range_units_per_lane < units)
+    lanes *= 2;
+  return lanes;
+}
 
 // Throws the host check's message for range r (bounds b, e), which the device refused.
 [[noreturn]] inline void report_device_range(const char* fn, const source_mask& mask, std::size_t r, size_type b,
@@ -119,8 +143,9 @@ void count_device_ranges_checked(const char* fn, const ExecSpace& exec, const so
     constexpr int items     = static_cast<int>(tuning::count_gpu_items);
     const std::string pre   = std::string(fn) + "::";
     // The GPU form emulated on a host: a team is one thread, its lanes a loop.
-    const int per_team      = runs_on_host<ExecSpace>() ? 1 : tuning::count_gpu_ranges_per_team;
-    const int vector_length = runs_on_host<ExecSpace>() ? 1 : tuning::count_gpu_range_lanes;
+    const int lanes         = range_lanes<ExecSpace>(mask, n);
+    const int per_team      = runs_on_host<ExecSpace>() ? 1 : tuning::count_gpu_range_team / lanes;
+    const int vector_length = runs_on_host<ExecSpace>() ? 1 : lanes;
     const size_type count   = static_cast<size_type>(n);
     // At most count_gpu_range_teams_per_sm teams an SM, striding over the ranges; the GPU form
     // emulated on a host runs at most 3 teams (a thread each), so the stride loop is tested there.
@@ -140,7 +165,7 @@ void count_device_ranges_checked(const char* fn, const ExecSpace& exec, const so
                          Kokkos::TeamPolicy<ExecSpace>(exec, static_cast<int>(league), per_team, vector_length),
                          device_range_count_functor<ExecSpace, items>{
                              mask.words, mask.words == nullptr ? 0 : mask.begin_bit, bounds, count, counts.data(),
-                             unset != mask.invert, tuning::count_gpu_range_lanes, league, scratch, verdict});
+                             unset != mask.invert, lanes, league, scratch, verdict});
     const auto mark = static_cast<size_type>(lease.read_result(0));
     if (mark != 0) {
       const std::size_t r = n - static_cast<std::size_t>(mark);

@@ -82,10 +82,13 @@ struct launch_tuning {
   static constexpr size_type count_gpu_thread_range_words = 64;
   // One host thread's run of words: it vectorises, and a mask gives enough runs to balance threads.
   static constexpr size_type count_cpu_chunk_words = 8192;
-  // Segmented counts over ranges in device memory (lengths unknown to the host): a warp's lanes per
-  // range, so a range's words are read coalesced whatever its length, 8 ranges (256 threads) a team.
-  static constexpr int count_gpu_range_lanes     = 32;
-  static constexpr int count_gpu_ranges_per_team = 8;
+  // Segmented counts over ranges in device memory (lengths unknown to the host): the lanes that
+  // share a range are sized from the mask's words per range, so short ranges do not leave most of
+  // a warp idle and long ones are still read coalesced; teams of 256 threads.
+  static constexpr int count_gpu_range_team      = 256;
+  static constexpr int count_gpu_range_max_lanes = 32;  // a warp: the widest vector a team has on CUDA
+  // 16-byte units a lane reads per range (at the mask's mean range length): four loads in flight.
+  static constexpr size_type count_gpu_range_units_per_lane = 4;
   // At most this many such teams per SM, striding over the ranges: a team per 8 ranges took a
   // ticket per team (12500 same-word atomics at 100000 ranges).
   static constexpr size_type count_gpu_range_teams_per_sm = 4;

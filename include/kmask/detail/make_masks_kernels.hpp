@@ -434,18 +434,29 @@ struct build_words_functor {
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& team, size_type& nulls) const { build(team, nulls); }
 };
 
-// The GPU form: the team's count goes out through the last-team-finishes ticket into *null_count,
-// `scratch` two words that are zero before the launch (and left zero after it).
+// The GPU form: the count goes out through the last-part-finishes ticket into *null_count,
+// `scratch` two words that are zero before the launch (and left zero after it). On CUDA, where
+// `packed` (packs_team_parts for a part per warp), each warp's sum by shuffles is a part with one
+// atomic on scratch[0] (team_total.hpp), with no team barrier; elsewhere a team's sum is a part.
 template <class ExecSpace, class Bits>
 struct build_words_ticket_functor {
   using member_type = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
   build_words_functor<ExecSpace, Bits> f;
   size_type league;
+  bool packed;
   size_type* scratch;
   size_type* null_count;
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
     size_type nulls = 0;
     f.build(team, nulls);
+#if KMASK_HAS_LANE_SHUFFLE
+    if (packed) {  // teams are whole warps (make_team_words)
+      nulls = warp_sum(nulls);
+      if (team.team_rank() % 32 == 0)
+        add_packed_part(scratch, league * static_cast<size_type>(team.team_size() / 32), nulls, null_count);
+      return;
+    }
+#endif
     team.team_reduce(Kokkos::Sum<size_type>(nulls));
     Kokkos::single(Kokkos::PerTeam(team), [&]() { add_team_part(scratch, league, nulls, null_count); });
   }
@@ -500,8 +511,9 @@ void enqueue_build(const char* fn, const ExecSpace& exec, const Bits& bits, word
         narrow_blocks_of<Bits>::value,
         Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<t::make_gpu_team, t::gather_gpu_min_teams_per_sm>>,
         Kokkos::TeamPolicy<ExecSpace>>;
+    const bool packed = packs_team_parts(league * std::max<size_type>(1, team / 32), size_bits);
     Kokkos::parallel_for(label, policy(exec, static_cast<int>(league), team),
-                         build_words_ticket_functor<ExecSpace, Bits>{f, league, scratch, null_count});
+                         build_words_ticket_functor<ExecSpace, Bits>{f, league, packed, scratch, null_count});
   }
 }
 

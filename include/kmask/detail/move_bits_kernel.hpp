@@ -316,8 +316,8 @@ KOKKOS_INLINE_FUNCTION size_type move_run(const move_piece& p, size_type k0, siz
 }
 
 // Where the null count of a counting launch goes: *null_count, gathered in count_scratch[0] with
-// a ticket in count_scratch[1] (both zero before the launch, left zero after it); null_count
-// nullptr: nothing is counted.
+// a ticket in count_scratch[1] or packed with it in count_scratch[0] (both zero before the launch,
+// left zero after it); null_count nullptr: nothing is counted.
 struct move_count {
   size_type* null_count;
   size_type* count_scratch;
@@ -419,7 +419,11 @@ struct move_team_functor {
           *count.null_count = nulls;
           return;
         }
-        add_team_part(count.count_scratch, league, nulls, count.null_count);
+        // One atomic a team, total and ticket in one word, where they fit it (team_total.hpp).
+        if (packs_team_parts(league, total_words * word_bits))
+          add_packed_part(count.count_scratch, league, nulls, count.null_count);
+        else
+          add_team_part(count.count_scratch, league, nulls, count.null_count);
       });
     }
   }

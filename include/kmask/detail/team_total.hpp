@@ -33,12 +33,18 @@ constexpr int packed_ticket_shift = 48;
 KOKKOS_INLINE_FUNCTION constexpr bool packs_team_parts(size_type parts, size_type most_total) {
   return parts < (size_type{1} << 15) && most_total < (size_type{1} << 47);
 }
-KOKKOS_INLINE_FUNCTION void add_packed_part(size_type* scratch, size_type parts, size_type part, size_type* out) {
+// take_packed_part: true for the part that takes the last ticket, with the total in `total`.
+KOKKOS_INLINE_FUNCTION bool take_packed_part(size_type* scratch, size_type parts, size_type part, size_type& total) {
   const size_type add = (size_type{1} << packed_ticket_shift) + part;
   const size_type old = atomic_fetch_add_count(&scratch[0], add);
-  if ((old >> packed_ticket_shift) != parts - 1) return;
-  *out       = (old + add) & ((size_type{1} << packed_ticket_shift) - 1);
+  if ((old >> packed_ticket_shift) != parts - 1) return false;
+  total      = (old + add) & ((size_type{1} << packed_ticket_shift) - 1);
   scratch[0] = 0;  // every other part is in: nothing else touches the word in this launch
+  return true;
+}
+KOKKOS_INLINE_FUNCTION void add_packed_part(size_type* scratch, size_type parts, size_type part, size_type* out) {
+  size_type total = 0;
+  if (take_packed_part(scratch, parts, part, total)) *out = total;
 }
 
 }  // namespace detail

@@ -10,7 +10,7 @@
 #   build/device-libs    the shared libraries the device image lacks (libbenchmark).
 # Usage: record.sh PART...   parts: info tests seg-small seg-wide calls conc k46 host alloc threads ncu-tree ncu-tree-sass
 #   ncu-move ncu-count ncu-make make-teams k46-ticket ab-bulk ab-args ab-gather
-#   mutation memcheck-moves calls-ab ab-seg ab-s24 s25 ab-s25 s26 ab-s26 ncu-s26
+#   mutation memcheck-moves calls-ab ab-seg ab-s24 s25 ab-s25 s26 ab-s26 ncu-s26 ab-s27 ncu-s27
 # Results go to $OUT/record/PART-BUILD.{json,txt} and are tarred into $OUT/record.tar.gz (the
 # device tool returns at most 8 files a call).
 set -u
@@ -31,6 +31,10 @@ wide='segmented_binop/inplace/(and|or)/segments:(10|100|1000)/masks:(4|8|16)/bit
 alloc='segmented_binop/alloc/and/segments:(1000|10000)/masks:(2|4|16)/bits:128/|segmented_binop/alloc/and/segments:(10|100)/masks:4/bits:1048576/'
 # Few segments in place, planned and one-shot (the cells descriptors in the launch's arguments change).
 abseg='segmented_binop/inplace(_call)?/and/segments:(10|100)/masks:(4|16)/bits:(1048576|16777216)/'
+# Session 27's changed cells: batch counts of 100 masks (one team a mask at 2^20 bits: unchanged,
+# a control), segmented counts over host and device ranges, the making calls that count (their
+# counts by warp and one packed atomic) and counted moves (one packed atomic a team).
+s27='batch_count/(inplace_)?unset/masks:100/total_bits:(1048576|16777216|134217728)/aligned|inplace_segmented_count_set_bits/|segmented_count_set_bits/ranges:1000/27/|make_masks/inplace_(valid_if/mod3|bools_to_mask/uint8|gather_bits/int32/(sorted|random))/(16|24)/|move_bits/inplace_concatenate/log_bits:(24|26)/unaligned:0/pieces:(10|100)/'
 # The host floors' cells (>= 2^24 bits), on the device machine's 16 cores.
 host='segmented_binop/inplace/and/segments:(10|100)/masks:(4|16)/bits:(16777216|134217728)/|count_set_bits/(24|27)|copy_bitmask/(24|27)/|move_bits/(set_bits|copy_bits|segmented_copy_bits|inplace_concatenate)/|batch_count/|make_masks/|superimpose_nulls_tree/'
 
@@ -140,6 +144,23 @@ for part in "$@"; do
           --launch-count 1 --section SpeedOfLight --section LaunchStats --section Occupancy \
           $k34/perf_tests/kmask_benchmarks --benchmark_min_time=0.001 "--benchmark_filter=^$f/" > "$out/ncu-s26-$name.txt" 2>&1
         echo "ncu $f rc=$? $(grep -E ' Duration|Grid Size|DRAM Throughput|Registers Per|Achieved Occupancy' "$out/ncu-s26-$name.txt" | tr -s ' ' | tr '\n' ';')"
+      done
+      ;;
+    # Session 27: batch counts whose ranges of several teams finish by warp sums and one packed
+    # atomic, device-range counts with lanes sized to the mask's words per range, the making
+    # calls' counts by warp, counted moves by one packed atomic a team; against build/ab/s27base
+    # (d74e3a7's binary), alternated, three rounds.
+    ab-s27) ab ab-s27 build/ab/s27base "$s27" ;;
+    # Session 27: the changed kernels' durations, occupancy and stalls (new binary).
+    ncu-s27)
+      for f in 'batch_count/inplace_unset/masks:100/total_bits:16777216/aligned' \
+               'batch_count/inplace_unset/masks:100/total_bits:134217728/aligned' \
+               'inplace_segmented_count_set_bits/device_ranges/27/100000' 'make_masks/inplace_bools_to_mask/uint8/24/0'; do
+        name=$(echo "$f" | tr -c 'a-z0-9\n' '-' | tr -s '-')
+        timeout "$(left)" ncu --clock-control none --kernel-name-base demangled -k "regex:batch_count_functor|device_range_count|build_words" --launch-skip 6 \
+          --launch-count 1 --section SpeedOfLight --section LaunchStats --section Occupancy --section WarpStateStats \
+          $k34/perf_tests/kmask_benchmarks --benchmark_min_time=0.001 "--benchmark_filter=^$f/" > "$out/ncu-s27-$name.txt" 2>&1
+        echo "ncu $f rc=$? $(grep -E ' Duration|Grid Size|Block Size|DRAM Throughput|Registers Per|Achieved Occupancy' "$out/ncu-s27-$name.txt" | tr -s ' ' | tr '\n' ';')"
       done
       ;;
     # The CUDA unit tests of a build whose gathers' whole-block path flips one row's bit
