@@ -161,8 +161,10 @@ void count_device_ranges_checked(const char* fn, const ExecSpace& exec, const so
     Kokkos::parallel_for(pre + "check_ranges",
                          Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<size_type>>(exec, 0, count),
                          range_check_functor{bounds, count, mask, scratch});
-    Kokkos::parallel_for(pre + "device_ranges",
-                         Kokkos::TeamPolicy<ExecSpace>(exec, static_cast<int>(league), per_team, vector_length),
+    // Bounded so the teams an SM is given are resident together (88 registers left two of four).
+    using policy = Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<tuning::count_gpu_range_team,
+                                                                      tuning::count_gpu_range_teams_per_sm>>;
+    Kokkos::parallel_for(pre + "device_ranges", policy(exec, static_cast<int>(league), per_team, vector_length),
                          device_range_count_functor<ExecSpace, items>{
                              mask.words, mask.words == nullptr ? 0 : mask.begin_bit, bounds, count, counts.data(),
                              unset != mask.invert, lanes, league, scratch, verdict});

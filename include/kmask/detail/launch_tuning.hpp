@@ -89,8 +89,9 @@ struct launch_tuning {
   static constexpr int count_gpu_range_max_lanes = 32;  // a warp: the widest vector a team has on CUDA
   // 16-byte units a lane reads per range (at the mask's mean range length): four loads in flight.
   static constexpr size_type count_gpu_range_units_per_lane = 4;
-  // At most this many such teams per SM, striding over the ranges: a team per 8 ranges took a
-  // ticket per team (12500 same-word atomics at 100000 ranges).
+  // At most this many such teams per SM, striding over the ranges (a team per 8 ranges took a
+  // ticket per team: 12500 same-word atomics at 100000 ranges); the launch is bounded so that
+  // many are resident at once.
   static constexpr size_type count_gpu_range_teams_per_sm = 4;
 
   // Staging copies (sources a destination overlaps, superimpose_nulls_tree's sliced nodes).

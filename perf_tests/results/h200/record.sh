@@ -10,7 +10,7 @@
 #   build/device-libs    the shared libraries the device image lacks (libbenchmark).
 # Usage: record.sh PART...   parts: info tests seg-small seg-wide calls conc k46 host alloc threads ncu-tree ncu-tree-sass
 #   ncu-move ncu-count ncu-make make-teams k46-ticket ab-bulk ab-args ab-gather
-#   mutation memcheck-moves calls-ab ab-seg ab-s24 s25 ab-s25 s26 ab-s26 ncu-s26 ab-s27 ncu-s27
+#   mutation memcheck-moves calls-ab ab-seg ab-s24 s25 ab-s25 s26 ab-s26 ncu-s26 ab-s27 ncu-s27 ab-s27b
 # Results go to $OUT/record/PART-BUILD.{json,txt} and are tarred into $OUT/record.tar.gz (the
 # device tool returns at most 8 files a call).
 set -u
@@ -151,6 +151,24 @@ for part in "$@"; do
     # calls' counts by warp, counted moves by one packed atomic a team; against build/ab/s27base
     # (d74e3a7's binary), alternated, three rounds.
     ab-s27) ab ab-s27 build/ab/s27base "$s27" ;;
+    # Session 27: the device-range count's teams resident together, by launch bounds
+    # (build/ab/s27lb) or by half the teams (build/ab/s27t2), against build/ab/s27head (fc431f5),
+    # alternated, three rounds; then each one's kernel under ncu.
+    ab-s27b)
+      for r in 1 2 3; do
+        for b in build/ab/s27head build/ab/s27t2 build/ab/s27lb; do
+          bench $b/kmask_benchmarks "diag-ab-s27b-$(basename $b)-$r" 0.05 'inplace_segmented_count_set_bits/'
+        done
+      done
+      for b in build/ab/s27head build/ab/s27t2 build/ab/s27lb; do
+        f="$out/ncu-s27b-$(basename $b).txt"
+        timeout "$(left)" ncu --clock-control none --kernel-name-base demangled -k "regex:device_range_count" --launch-skip 6 \
+          --launch-count 1 --section SpeedOfLight --section LaunchStats --section Occupancy \
+          $b/kmask_benchmarks --benchmark_min_time=0.001 '--benchmark_filter=^inplace_segmented_count_set_bits/device_ranges/27/100000/' \
+          > "$f" 2>&1
+        echo "ncu $b rc=$? $(grep -E ' Duration|Registers Per|Achieved Occupancy|Theoretical Occ' "$f" | tr -s ' ' | tr '\n' ';')"
+      done
+      ;;
     # Session 27: the changed kernels' durations, occupancy and stalls (new binary).
     ncu-s27)
       for f in 'batch_count/inplace_unset/masks:100/total_bits:16777216/aligned' \
