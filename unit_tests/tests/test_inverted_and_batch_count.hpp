@@ -482,11 +482,27 @@ KOKKOS_INLINE_FUNCTION word_type batch_pattern(size_type w) {
   x ^= x >> 29;
   return static_cast<word_type>(x);
 }
-// Outside the TEST body: a device lambda may not sit in the private member function it expands to.
-void fill_batch_pattern(const TEST_EXECSPACE& exec, const view_t<TEST_EXECSPACE>& a) {
+// A mask of `words` words holding batch_pattern, ready on `exec`. Outside the TEST body: a device
+// lambda may not sit in the private member function it expands to.
+view_t<TEST_EXECSPACE> batch_pattern_mask(const TEST_EXECSPACE& exec, size_type words) {
+  view_t<TEST_EXECSPACE> a(Kokkos::view_alloc(Kokkos::WithoutInitializing, "a"), words);
   Kokkos::parallel_for(
       Kokkos::RangePolicy<TEST_EXECSPACE, Kokkos::IndexType<size_type>>(exec, 0, a.extent(0)),
       KOKKOS_LAMBDA(size_type w) { a(w) = batch_pattern(w); });
+  exec.fence();
+  return a;
+}
+// The set bits of the pattern's bits [offset, offset + bits), on the host word by word.
+size_type batch_pattern_set_bits(size_type offset, size_type bits) {
+  const size_type end = offset + bits;
+  size_type set       = 0;
+  for (size_type w = 0; w < kmask::num_words(end); ++w) {
+    word_type v = batch_pattern(w);
+    if (w == 0) v &= ~word_type{0} << offset;
+    if (w == (end - 1) / 32 && end % 32 != 0) v &= (word_type{1} << (end % 32)) - 1;
+    set += __builtin_popcount(v);
+  }
+  return set;
 }
 }  // namespace
 
@@ -495,18 +511,8 @@ TEST(TEST_CATEGORY, batch_counts_of_masks_longer_than_2_to_the_32_bits) {
   TEST_EXECSPACE exec;
   const size_type bits = (size_type{1} << 32) + 77, offset = 19;
   const size_type words = kmask::num_words(bits + offset);
-  view_t<TEST_EXECSPACE> a(Kokkos::view_alloc(Kokkos::WithoutInitializing, "a"), words);
-  fill_batch_pattern(exec, a);
-  exec.fence();
-  // Expected on the host, word by word from the pattern: the bits [offset, offset + bits).
-  size_type set = 0;
-  for (size_type w = 0; w < words; ++w) {
-    word_type v = batch_pattern(w);
-    if (w == 0) v &= ~word_type{0} << offset;
-    const size_type end = offset + bits;
-    if (w == (end - 1) / 32 && end % 32 != 0) v &= (word_type{1} << (end % 32)) - 1;
-    set += __builtin_popcount(v);
-  }
+  const auto a          = batch_pattern_mask(exec, words);
+  const size_type set   = batch_pattern_set_bits(offset, bits);
   // The huge mask between two small ones, and again inverted, and a window across the 2^32 boundary.
   const size_type lo = (size_type{1} << 32) - 1000;
   size_type window_set = 0;
@@ -542,17 +548,8 @@ TEST(TEST_CATEGORY, batch_counts_past_the_packed_tickets_parts) {
   TEST_EXECSPACE exec;
   const size_type bits = (size_type{1} << 33) + 45, offset = 7;
   const size_type words = kmask::num_words(bits + offset);
-  view_t<TEST_EXECSPACE> a(Kokkos::view_alloc(Kokkos::WithoutInitializing, "a"), words);
-  fill_batch_pattern(exec, a);
-  exec.fence();
-  size_type set = 0;
-  for (size_type w = 0; w < words; ++w) {
-    word_type v = batch_pattern(w);
-    if (w == 0) v &= ~word_type{0} << offset;
-    const size_type end = offset + bits;
-    if (w == (end - 1) / 32 && end % 32 != 0) v &= (word_type{1} << (end % 32)) - 1;
-    set += __builtin_popcount(v);
-  }
+  const auto a          = batch_pattern_mask(exec, words);
+  const size_type set   = batch_pattern_set_bits(offset, bits);
   const std::vector<kmask::source_mask> masks{{a.data(), words, offset}, kmask::inverted(a, offset)};
   const std::vector<size_type> sizes{bits, bits};
   const auto unset = counts_to_host(kmask::batch_count_unset_bits(exec, masks, sizes));
