@@ -10,7 +10,7 @@
 #   build/device-libs    the shared libraries the device image lacks (libbenchmark).
 # Usage: record.sh PART...   parts: info tests seg-small seg-wide calls conc k46 host alloc threads ncu-tree ncu-tree-sass
 #   ncu-move ncu-count ncu-make make-teams k46-ticket ab-bulk ab-args ab-gather
-#   mutation memcheck-moves calls-ab ab-seg ab-s24 s25 ab-s25 s26 ab-s26 ncu-s26 ab-s27 ncu-s27 ab-s27b
+#   mutation memcheck-moves calls-ab ab-seg ab-s24 s25 ab-s25 s26 ab-s26 ncu-s26 ab-s27 ncu-s27 ab-s27b ab-s27c
 # Results go to $OUT/record/PART-BUILD.{json,txt} and are tarred into $OUT/record.tar.gz (the
 # device tool returns at most 8 files a call).
 set -u
@@ -167,6 +167,18 @@ for part in "$@"; do
           $b/kmask_benchmarks --benchmark_min_time=0.001 '--benchmark_filter=^inplace_segmented_count_set_bits/device_ranges/27/100000/' \
           > "$f" 2>&1
         echo "ncu $b rc=$? $(grep -E ' Duration|Registers Per|Achieved Occupancy|Theoretical Occ' "$f" | tr -s ' ' | tr '\n' ';')"
+      done
+      ;;
+    # Session 27: every counting thread 0 loads its edge words before its units (build/cuda)
+    # against build/ab/s27final (34ea32c), alternated, three rounds; then the kernels under ncu.
+    ab-s27c)
+      ab ab-s27c build/ab/s27final "count_set_bits/|batch_count/(inplace_)?unset/masks:100/total_bits:(1048576|16777216|134217728)/aligned|inplace_segmented_count_set_bits/|segmented_count_set_bits/ranges:1000/27/"
+      for f in 'count_set_bits/27' 'batch_count/inplace_unset/masks:100/total_bits:16777216/aligned'; do
+        name=$(echo "$f" | tr -c 'a-z0-9\n' '-' | tr -s '-')
+        timeout "$(left)" ncu --clock-control none --kernel-name-base demangled -k "regex:batch_count_functor|count_stride" --launch-skip 6 \
+          --launch-count 1 --section SpeedOfLight --section LaunchStats --section Occupancy \
+          $k34/perf_tests/kmask_benchmarks --benchmark_min_time=0.001 "--benchmark_filter=^$f/" > "$out/ncu-s27c-$name.txt" 2>&1
+        echo "ncu $f rc=$? $(grep -E ' Duration|Registers Per|Achieved Occupancy' "$out/ncu-s27c-$name.txt" | tr -s ' ' | tr '\n' ';')"
       done
       ;;
     # Session 27: the changed kernels' durations, occupancy and stalls (new binary).
