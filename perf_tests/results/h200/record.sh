@@ -65,6 +65,22 @@ tests() {
   echo "tests $2 rc=$? $(grep -E '^\[  PASSED|^\[  SKIPPED|^\[  FAILED' "$out/unit-tests-$2.log" | tr '\n' ' ') $((SECONDS - s)) s"
 }
 
+# ncu_cells PREFIX KERNELS SECTIONS CELL...: one steady-state launch of the kernels matching the
+# regex KERNELS under ncu (--section for each of SECTIONS) in each benchmark CELL of build/cuda,
+# as $out/PREFIX-<cell>.txt, and a line of its duration, shape, DRAM and occupancy.
+ncu_cells() {
+  local prefix=$1 kernels=$2 sections=$3 f name s sec=()
+  shift 3
+  for s in $sections; do sec+=(--section "$s"); done
+  for f in "$@"; do
+    name=$(echo "$f" | tr -c 'a-z0-9\n' '-' | tr -s '-')
+    timeout "$(left)" ncu --clock-control none --kernel-name-base demangled -k "regex:$kernels" --launch-skip 6 \
+      --launch-count 1 "${sec[@]}" $k34/perf_tests/kmask_benchmarks --benchmark_min_time=0.001 \
+      "--benchmark_filter=^$f/" > "$out/$prefix-$name.txt" 2>&1
+    echo "ncu $f rc=$? $(grep -E ' Duration|Grid Size|Block Size|DRAM Throughput|Registers Per|Achieved Occupancy' "$out/$prefix-$name.txt" | tr -s ' ' | tr '\n' ';')"
+  done
+}
+
 for part in "$@"; do
   case $part in
     info)
@@ -135,16 +151,12 @@ for part in "$@"; do
     # microseconds: the in-place batch count (100 masks), count_set_bits at 2^27 bits, the sorted
     # gather at 2^24 rows and 10 segments in place at 2^20 bits.
     ncu-s26)
-      for f in 'batch_count/inplace_unset/masks:100/total_bits:16777216/aligned' \
-               'batch_count/inplace_unset/masks:100/total_bits:134217728/aligned' 'count_set_bits/27' \
-               'make_masks/inplace_gather_bits/int32/sorted/24/0' \
-               'segmented_binop/inplace/and/segments:10/masks:4/bits:1048576/aligned'; do
-        name=$(echo "$f" | tr -c 'a-z0-9\n' '-' | tr -s '-')
-        timeout "$(left)" ncu --clock-control none --kernel-name-base demangled -k "regex:batch_count_functor|count_stride|build_words|wide_segments|small_segments" --launch-skip 6 \
-          --launch-count 1 --section SpeedOfLight --section LaunchStats --section Occupancy \
-          $k34/perf_tests/kmask_benchmarks --benchmark_min_time=0.001 "--benchmark_filter=^$f/" > "$out/ncu-s26-$name.txt" 2>&1
-        echo "ncu $f rc=$? $(grep -E ' Duration|Grid Size|DRAM Throughput|Registers Per|Achieved Occupancy' "$out/ncu-s26-$name.txt" | tr -s ' ' | tr '\n' ';')"
-      done
+      ncu_cells ncu-s26 'batch_count_functor|count_stride|build_words|wide_segments|small_segments' \
+        'SpeedOfLight LaunchStats Occupancy' \
+        'batch_count/inplace_unset/masks:100/total_bits:16777216/aligned' \
+        'batch_count/inplace_unset/masks:100/total_bits:134217728/aligned' 'count_set_bits/27' \
+        'make_masks/inplace_gather_bits/int32/sorted/24/0' \
+        'segmented_binop/inplace/and/segments:10/masks:4/bits:1048576/aligned'
       ;;
     # Session 27: batch counts whose ranges of several teams finish by warp sums and one packed
     # atomic, device-range counts with lanes sized to the mask's words per range, the making
@@ -173,25 +185,16 @@ for part in "$@"; do
     # against build/ab/s27final (34ea32c), alternated, three rounds; then the kernels under ncu.
     ab-s27c)
       ab ab-s27c build/ab/s27final "count_set_bits/|batch_count/(inplace_)?unset/masks:100/total_bits:(1048576|16777216|134217728)/aligned|inplace_segmented_count_set_bits/|segmented_count_set_bits/ranges:1000/27/"
-      for f in 'count_set_bits/27' 'batch_count/inplace_unset/masks:100/total_bits:16777216/aligned'; do
-        name=$(echo "$f" | tr -c 'a-z0-9\n' '-' | tr -s '-')
-        timeout "$(left)" ncu --clock-control none --kernel-name-base demangled -k "regex:batch_count_functor|count_stride" --launch-skip 6 \
-          --launch-count 1 --section SpeedOfLight --section LaunchStats --section Occupancy \
-          $k34/perf_tests/kmask_benchmarks --benchmark_min_time=0.001 "--benchmark_filter=^$f/" > "$out/ncu-s27c-$name.txt" 2>&1
-        echo "ncu $f rc=$? $(grep -E ' Duration|Registers Per|Achieved Occupancy' "$out/ncu-s27c-$name.txt" | tr -s ' ' | tr '\n' ';')"
-      done
+      ncu_cells ncu-s27c 'batch_count_functor|count_stride' 'SpeedOfLight LaunchStats Occupancy' \
+        'count_set_bits/27' 'batch_count/inplace_unset/masks:100/total_bits:16777216/aligned'
       ;;
     # Session 27: the changed kernels' durations, occupancy and stalls (new binary).
     ncu-s27)
-      for f in 'batch_count/inplace_unset/masks:100/total_bits:16777216/aligned' \
-               'batch_count/inplace_unset/masks:100/total_bits:134217728/aligned' \
-               'inplace_segmented_count_set_bits/device_ranges/27/100000' 'make_masks/inplace_bools_to_mask/uint8/24/0'; do
-        name=$(echo "$f" | tr -c 'a-z0-9\n' '-' | tr -s '-')
-        timeout "$(left)" ncu --clock-control none --kernel-name-base demangled -k "regex:batch_count_functor|device_range_count|build_words" --launch-skip 6 \
-          --launch-count 1 --section SpeedOfLight --section LaunchStats --section Occupancy --section WarpStateStats \
-          $k34/perf_tests/kmask_benchmarks --benchmark_min_time=0.001 "--benchmark_filter=^$f/" > "$out/ncu-s27-$name.txt" 2>&1
-        echo "ncu $f rc=$? $(grep -E ' Duration|Grid Size|Block Size|DRAM Throughput|Registers Per|Achieved Occupancy' "$out/ncu-s27-$name.txt" | tr -s ' ' | tr '\n' ';')"
-      done
+      ncu_cells ncu-s27 'batch_count_functor|device_range_count|build_words' \
+        'SpeedOfLight LaunchStats Occupancy WarpStateStats' \
+        'batch_count/inplace_unset/masks:100/total_bits:16777216/aligned' \
+        'batch_count/inplace_unset/masks:100/total_bits:134217728/aligned' \
+        'inplace_segmented_count_set_bits/device_ranges/27/100000' 'make_masks/inplace_bools_to_mask/uint8/24/0'
       ;;
     # The CUDA unit tests of a build whose gathers' whole-block path flips one row's bit
     # (build/mut, made by hand for the check): the gather tests must fail.
