@@ -4,8 +4,8 @@
 // One count per mask over many masks in one launch (batch_count_set_bits / _unset_bits). Each
 // mask's range is cut into blocks of words, a team per block; a team's count (on CUDA, each warp's)
 // goes to its mask's total with one atomic, and the part that takes its mask's last ticket writes
-// the count. The
-// totals and tickets are zeros uploaded with the descriptors, so no clearing launch runs first.
+// the count (team_total.hpp). The totals and tickets are zeros uploaded with the descriptors, so no
+// clearing launch runs first.
 
 #include <kmask/detail/compat.hpp>
 #include <kmask/detail/count_kernels.hpp>
@@ -96,23 +96,12 @@ struct batch_count_functor {
 
   // Adds `part` of range r, one of `parts`; the part that completes the range writes its count.
   // One part (a team's or a warp's) writes the count directly; several meet in the range's two
-  // scratch words, packed into the first (one atomic, no fences) where packs_team_parts allows.
+  // scratch words (take_part).
   KOKKOS_INLINE_FUNCTION void finish_part(size_type r, const batch_range& range, size_type parts,
                                           size_type part) const {
     const size_type len = range.end - range.begin;
     size_type total     = part;
-    if (parts > 1) {
-      if (packs_team_parts(parts, len)) {
-        if (!take_packed_part(&scratch[2 * r], parts, part, total)) return;
-      } else {
-        atomic_add_count(&scratch[2 * r], part);
-        Kokkos::memory_fence();  // the add is visible before the ticket that announces it
-        if (atomic_fetch_add_count(&scratch[2 * r + 1], 1) != parts - 1) return;
-        Kokkos::memory_fence();  // every other part's add is visible to the last one
-        total              = atomic_exchange_count(&scratch[2 * r], 0);
-        scratch[2 * r + 1] = 0;  // every ticket is taken: the range's scratch is zero again
-      }
-    }
+    if (parts > 1 && !take_part(&scratch[2 * r], parts, len, part, total)) return;
     counts(r) = range.negate ? len - total : total;
   }
 

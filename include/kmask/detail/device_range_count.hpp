@@ -36,8 +36,8 @@ struct range_check_functor {
 
 // The GPU form: each team thread counts ranges team_rank + team_size * (league_rank + k * league),
 // its `lanes` vector lanes (range_lanes) striding over a range's 16-byte units (count_range_share).
-// No range is counted when the check marked one. scratch[0] is the mark, scratch[1] a ticket: the team that
-// takes the last ticket copies the mark to *verdict and leaves both zero.
+// No range is counted when the check marked one. scratch[0] is the mark, scratch[1] a ticket: the
+// team that takes the last ticket copies the mark to *verdict and leaves both zero.
 template <class ExecSpace, int Items>
 struct device_range_count_functor {
   using member_type = typename Kokkos::TeamPolicy<ExecSpace>::member_type;

@@ -419,11 +419,8 @@ struct move_team_functor {
           *count.null_count = nulls;
           return;
         }
-        // One atomic a team, total and ticket in one word, where they fit it (team_total.hpp).
-        if (packs_team_parts(league, total_words * word_bits))
-          add_packed_part(count.count_scratch, league, nulls, count.null_count);
-        else
-          add_team_part(count.count_scratch, league, nulls, count.null_count);
+        // One atomic a team where total and ticket fit one word (team_total.hpp).
+        add_part(count.count_scratch, league, total_words * word_bits, nulls, count.null_count);
       });
     }
   }
