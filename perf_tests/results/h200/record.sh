@@ -8,9 +8,9 @@
 #       docs/kokkos-versions.md says);
 #   build/host/perf_tests/kmask_benchmarks   the `host` preset (Serial + OpenMP);
 #   build/device-libs    the shared libraries the device image lacks (libbenchmark).
-# Usage: record.sh PART...   parts: info tests seg-small seg-wide calls conc k46 host alloc threads ncu-tree ncu-tree-sass
+# Usage: record.sh PART...   parts: info tests tests-k46 seg-small seg-wide calls conc k46 host alloc threads ncu-tree ncu-tree-sass
 #   ncu-move ncu-count ncu-make make-teams k46-ticket ab-bulk ab-args ab-gather
-#   mutation memcheck-moves calls-ab ab-seg ab-s24 s25 ab-s25 s26 ab-s26 ncu-s26 ab-s27 ncu-s27 ab-s27b ab-s27c
+#   mutation memcheck-moves calls-ab ab-seg ab-s24 s25 ab-s25 s26 ab-s26 ncu-s26 ab-s27 ncu-s27 ab-s27b ab-s27c probe-read ncu-s28
 # Results go to $OUT/record/PART-BUILD.{json,txt} and are tarred into $OUT/record.tar.gz (the
 # device tool returns at most 8 files a call).
 set -u
@@ -90,6 +90,7 @@ for part in "$@"; do
       cat "$out/gpu.txt"
       ;;
     tests) tests $k34 kokkos-3.4.01 ;;
+    tests-k46) tests $k46 kokkos-4.6.01 ;;
     # The segmented cells with the warp-per-segment and KokkosBlas peers: every mask of 32 and 128
     # bits (6.5 minutes: preparing 10^4-10^5 masks one allocation each is most of it), and the wide
     # cells of the design note's table at 2^20 and 2^24 bits, the OR case and 10 segments at 2^27.
@@ -195,6 +196,36 @@ for part in "$@"; do
         'batch_count/inplace_unset/masks:100/total_bits:16777216/aligned' \
         'batch_count/inplace_unset/masks:100/total_bits:134217728/aligned' \
         'inplace_segmented_count_set_bits/device_ranges/27/100000' 'make_masks/inplace_bools_to_mask/uint8/24/0'
+      ;;
+    # Session 28: raw-CUDA shapes of reading a mask and of turning bytes into bits
+    # (perf_tests/probes/read_shapes.cu, built by nvcc into build/probe/) against cudaMemcpyAsync,
+    # GPU event time; then the library's cells that read that way, for the same machine.
+    probe-read)
+      timeout "$(left)" build/probe/read_shapes > "$out/probe-read.txt" 2>&1
+      echo "probe rc=$?"
+      bench $k34/perf_tests/kmask_benchmarks s28-reads-k34 0.05 'count_set_bits/|make_masks/inplace_(bools_to_mask|mask_to_bools)/'
+      ;;
+    # Session 28: kernel durations, warm (--cache-control none, as the benchmarks' repeated calls
+    # find their data) and flushed: the probe's counting and copying shapes at 2^27 bits, then the
+    # library's counting, boolean and moving kernels in their benchmark cells.
+    ncu-s28)
+      m=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sector_hit_rate.pct,launch__registers_per_thread,launch__grid_size,sm__warps_active.avg.pct_of_peak_sustained_active
+      for cc in none all; do
+        for b in 24 27; do
+          PROBE_BITS=$b PROBE_REPS=2 timeout "$(left)" ncu --clock-control none --cache-control $cc --metrics $m \
+            -k 'regex:count_|copy_strided|bytes_to_bits|empty' build/probe/read_shapes > "$out/ncu-s28-probe-$b-$cc.txt" 2>&1
+          echo "ncu probe $b $cc rc=$?"
+        done
+        for f in count_set_bits/27 count_set_bits/24 make_masks/inplace_bools_to_mask/uint8/24/0 \
+          make_masks/inplace_mask_to_bools/24/0 move_bits/inplace_concatenate/log_bits:24/unaligned:0/pieces:10 \
+          move_bits/inplace_concatenate/log_bits:26/unaligned:0/pieces:10 move_bits/copy_bits/log_bits:24/unaligned:1; do
+          timeout "$(left)" ncu --clock-control none --cache-control $cc --metrics $m --kernel-name-base demangled \
+            -k 'regex:count_stride|build_words|mask_to_bools|kmask' --launch-skip 6 --launch-count 1 \
+            $k34/perf_tests/kmask_benchmarks --benchmark_min_time=0.001 "--benchmark_filter=^$f/" \
+            > "$out/ncu-s28-$cc-$(echo $f | tr -c 'a-z0-9\n' '-').txt" 2>&1
+          echo "ncu $f $cc rc=$? $(grep -E 'gpu__time_duration|registers' "$out/ncu-s28-$cc-$(echo $f | tr -c 'a-z0-9\n' '-').txt" | tr -s ' ' | tr '\n' ';')"
+        done
+      done
       ;;
     # The CUDA unit tests of a build whose gathers' whole-block path flips one row's bit
     # (build/mut, made by hand for the check): the gather tests must fail.
