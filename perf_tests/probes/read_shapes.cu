@@ -44,6 +44,31 @@ __global__ void count_strided(const uint4* u, long long units, unsigned long lon
   if (threadIdx.x % 32 == 0) atomicAdd(out, set);
 }
 
+// count_strided with the block's sum taken first (warp shuffles, then the warps' sums through
+// shared memory): one atomic a block instead of one a warp, all on the same word.
+template <int ITEMS>
+__global__ void count_strided_block(const uint4* u, long long units, unsigned long long* out) {
+  __shared__ unsigned long long warps[32];
+  const long long T = (long long)gridDim.x * blockDim.x;
+  const long long g = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  unsigned long long set = 0;
+  for (long long p = g; p < units; p += ITEMS * T) {
+    uint4 w[ITEMS];
+#pragma unroll
+    for (int i = 0; i < ITEMS; ++i) w[i] = p + i * T < units ? __ldg(u + p + i * T) : make_uint4(0, 0, 0, 0);
+#pragma unroll
+    for (int i = 0; i < ITEMS; ++i) set += __popc(w[i].x) + __popc(w[i].y) + __popc(w[i].z) + __popc(w[i].w);
+  }
+  set = warp_sum(set);
+  if (threadIdx.x % 32 == 0) warps[threadIdx.x / 32] = set;
+  __syncthreads();
+  if (threadIdx.x < 32) {
+    set = threadIdx.x < blockDim.x / 32 ? warps[threadIdx.x] : 0;
+    set = warp_sum(set);
+    if (threadIdx.x == 0) atomicAdd(out, set);
+  }
+}
+
 // Blocked: block b reads a contiguous chunk, its threads striding by the block's size.
 template <int ITEMS>
 __global__ void count_blocked(const uint4* u, long long units, unsigned long long* out) {
@@ -201,6 +226,8 @@ int main() {
         run_count(name, count_strided<4>, sms * per_sm, 256);
         std::snprintf(name, sizeof name, "strided %dx256/SM, 16 items", per_sm);
         run_count(name, count_strided<16>, sms * per_sm, 256);
+        std::snprintf(name, sizeof name, "strided %dx256/SM, 8 items, block sums", per_sm);
+        run_count(name, count_strided_block<8>, sms * per_sm, 256);
         std::snprintf(name, sizeof name, "blocked %dx256/SM, 8 items", per_sm);
         run_count(name, count_blocked<8>, sms * per_sm, 256);
       }
@@ -208,6 +235,7 @@ int main() {
       {
         const int blocks = (int)std::min<long long>((units + 1023) / 1024, 1 << 30);
         run_count("one pass, 4 items, grid = data", count_strided<4>, blocks, 256);
+        run_count("one pass, 4 items, grid = data, block sums", count_strided_block<4>, blocks, 256);
       }
       // bytes -> bits: read `bytes` bytes as booleans, write bytes/8
       {

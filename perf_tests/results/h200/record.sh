@@ -10,7 +10,7 @@
 #   build/device-libs    the shared libraries the device image lacks (libbenchmark).
 # Usage: record.sh PART...   parts: info tests tests-k46 seg-small seg-wide calls conc k46 host alloc threads ncu-tree ncu-tree-sass
 #   ncu-move ncu-count ncu-make make-teams k46-ticket ab-bulk ab-args ab-gather
-#   mutation memcheck-moves calls-ab ab-seg ab-s24 s25 ab-s25 s26 ab-s26 ncu-s26 ab-s27 ncu-s27 ab-s27b ab-s27c probe-read ncu-s28
+#   mutation memcheck-moves calls-ab ab-seg ab-s24 s25 ab-s25 s26 ab-s26 ncu-s26 ab-s27 ncu-s27 ab-s27b ab-s27c probe-read ncu-s28 ab-s28 ab-s28b
 # Results go to $OUT/record/PART-BUILD.{json,txt} and are tarred into $OUT/record.tar.gz (the
 # device tool returns at most 8 files a call).
 set -u
@@ -210,7 +210,7 @@ for part in "$@"; do
     # library's counting, boolean and moving kernels in their benchmark cells.
     ncu-s28)
       m=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sector_hit_rate.pct,launch__registers_per_thread,launch__grid_size,sm__warps_active.avg.pct_of_peak_sustained_active
-      for cc in none all; do
+      for cc in ${NCU_CACHE:-none all}; do
         for b in 24 27; do
           PROBE_BITS=$b PROBE_REPS=2 timeout "$(left)" ncu --clock-control none --cache-control $cc --metrics $m \
             -k 'regex:count_|copy_strided|bytes_to_bits|empty' build/probe/read_shapes > "$out/ncu-s28-probe-$b-$cc.txt" 2>&1
@@ -225,6 +225,31 @@ for part in "$@"; do
             > "$out/ncu-s28-$cc-$(echo $f | tr -c 'a-z0-9\n' '-').txt" 2>&1
           echo "ncu $f $cc rc=$? $(grep -E 'gpu__time_duration|registers' "$out/ncu-s28-$cc-$(echo $f | tr -c 'a-z0-9\n' '-').txt" | tr -s ' ' | tr '\n' ';')"
         done
+      done
+      ;;
+    # Session 28: the moving kernel's threads load all their whole groups before storing any
+    # (counted concatenations, copies of 2^27 bits and more: two groups a thread), against
+    # build/ab/s28base (0832304's binary), alternated, three rounds; an unaligned copy of 2^26
+    # bits (one group a thread, unchanged) as the control.
+    ab-s28) ab ab-s28 build/ab/s28base 'move_bits/(small/)?inplace_concatenate/|copy_bitmask/(27|30)/|move_bits/copy_bits/log_bits:26/unaligned:1' ;;
+    # Session 28: count_set_bits' parts a team (Kokkos' team reduction, one packed atomic a team)
+    # instead of a warp, against build/ab/s28base (0832304), alternated, three rounds; then both
+    # kernels under ncu (warm), and the probe's strided counts with warp and block atomics.
+    ab-s28b)
+      ab ab-s28b build/ab/s28base 'count_set_bits/'
+      m=gpu__time_duration.sum,launch__registers_per_thread,launch__grid_size
+      for b in build/ab/s28base $k34/perf_tests; do
+        for f in count_set_bits/27 count_set_bits/24; do
+          g="$out/ncu-s28b-$(basename $b)-$(echo $f | tr -c 'a-z0-9\n' '-').txt"
+          timeout "$(left)" ncu --clock-control none --cache-control none --metrics $m -k 'regex:count_stride' \
+            --launch-skip 6 --launch-count 3 $b/kmask_benchmarks --benchmark_min_time=0.001 "--benchmark_filter=^$f/" > "$g" 2>&1
+          echo "ncu $b $f rc=$? $(grep -E 'gpu__time_duration|registers' "$g" | tr -s ' ' | tr '\n' ';')"
+        done
+      done
+      for bits in 24 27; do
+        PROBE_BITS=$bits PROBE_REPS=1 timeout "$(left)" ncu --clock-control none --cache-control none --metrics $m \
+          -k 'regex:count_strided' build/probe/read_shapes > "$out/ncu-s28b-probe-$bits.txt" 2>&1
+        echo "ncu probe $bits rc=$?"
       done
       ;;
     # The CUDA unit tests of a build whose gathers' whole-block path flips one row's bit
