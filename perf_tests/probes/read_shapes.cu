@@ -27,20 +27,26 @@ __device__ __forceinline__ unsigned long long warp_sum(unsigned long long v) {
   return v;
 }
 
+// Set bits of the 16-byte units first, first + T, ... below hi, ITEMS loads in flight.
+template <int ITEMS>
+__device__ __forceinline__ unsigned long long count_units(const uint4* u, long long first, long long hi, long long T) {
+  unsigned long long set = 0;
+  for (long long p = first; p < hi; p += ITEMS * T) {
+    uint4 w[ITEMS];
+#pragma unroll
+    for (int i = 0; i < ITEMS; ++i) w[i] = p + i * T < hi ? __ldg(u + p + i * T) : make_uint4(0, 0, 0, 0);
+#pragma unroll
+    for (int i = 0; i < ITEMS; ++i) set += __popc(w[i].x) + __popc(w[i].y) + __popc(w[i].z) + __popc(w[i].w);
+  }
+  return set;
+}
+
 // Strided: thread g of T reads 16-byte units g, g + T, ... in passes of ITEMS loads.
 template <int ITEMS>
 __global__ void count_strided(const uint4* u, long long units, unsigned long long* out) {
   const long long T = (long long)gridDim.x * blockDim.x;
   const long long g = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-  unsigned long long set = 0;
-  for (long long p = g; p < units; p += ITEMS * T) {
-    uint4 w[ITEMS];
-#pragma unroll
-    for (int i = 0; i < ITEMS; ++i) w[i] = p + i * T < units ? __ldg(u + p + i * T) : make_uint4(0, 0, 0, 0);
-#pragma unroll
-    for (int i = 0; i < ITEMS; ++i) set += __popc(w[i].x) + __popc(w[i].y) + __popc(w[i].z) + __popc(w[i].w);
-  }
-  set = warp_sum(set);
+  const unsigned long long set = warp_sum(count_units<ITEMS>(u, g, units, T));
   if (threadIdx.x % 32 == 0) atomicAdd(out, set);
 }
 
@@ -51,15 +57,7 @@ __global__ void count_strided_block(const uint4* u, long long units, unsigned lo
   __shared__ unsigned long long warps[32];
   const long long T = (long long)gridDim.x * blockDim.x;
   const long long g = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-  unsigned long long set = 0;
-  for (long long p = g; p < units; p += ITEMS * T) {
-    uint4 w[ITEMS];
-#pragma unroll
-    for (int i = 0; i < ITEMS; ++i) w[i] = p + i * T < units ? __ldg(u + p + i * T) : make_uint4(0, 0, 0, 0);
-#pragma unroll
-    for (int i = 0; i < ITEMS; ++i) set += __popc(w[i].x) + __popc(w[i].y) + __popc(w[i].z) + __popc(w[i].w);
-  }
-  set = warp_sum(set);
+  unsigned long long set = warp_sum(count_units<ITEMS>(u, g, units, T));
   if (threadIdx.x % 32 == 0) warps[threadIdx.x / 32] = set;
   __syncthreads();
   if (threadIdx.x < 32) {
@@ -74,16 +72,7 @@ template <int ITEMS>
 __global__ void count_blocked(const uint4* u, long long units, unsigned long long* out) {
   const long long per = (units + gridDim.x - 1) / gridDim.x;
   const long long lo = (long long)blockIdx.x * per, hi = min(units, lo + per);
-  const int T = blockDim.x;
-  unsigned long long set = 0;
-  for (long long p = lo + threadIdx.x; p < hi; p += ITEMS * T) {
-    uint4 w[ITEMS];
-#pragma unroll
-    for (int i = 0; i < ITEMS; ++i) w[i] = p + i * T < hi ? __ldg(u + p + i * T) : make_uint4(0, 0, 0, 0);
-#pragma unroll
-    for (int i = 0; i < ITEMS; ++i) set += __popc(w[i].x) + __popc(w[i].y) + __popc(w[i].z) + __popc(w[i].w);
-  }
-  set = warp_sum(set);
+  const unsigned long long set = warp_sum(count_units<ITEMS>(u, lo + threadIdx.x, hi, blockDim.x));
   if (threadIdx.x % 32 == 0) atomicAdd(out, set);
 }
 
