@@ -169,7 +169,7 @@ int main() {
   const char* only = std::getenv("PROBE_BITS");
   const char* reps_env = std::getenv("PROBE_REPS");
   {
-    const float us = median_us([&](int) { empty_kernel<<<sms * 2, 256, 0, s>>>(); }, 300, s);
+    const float us = median_us([&](int) { empty_kernel<<<sms * 2, 256, 0, s>>>(); }, reps_env ? std::atoi(reps_env) : 300, s);
     std::printf("empty kernel %dx256: %.2f us event time\n", sms * 2, us);
   }
   for (int lb : log_bits) {

@@ -65,19 +65,20 @@ tests() {
   echo "tests $2 rc=$? $(grep -E '^\[  PASSED|^\[  SKIPPED|^\[  FAILED' "$out/unit-tests-$2.log" | tr '\n' ' ') $((SECONDS - s)) s"
 }
 
-# ncu_cells PREFIX KERNELS SECTIONS CELL...: one steady-state launch of the kernels matching the
-# regex KERNELS under ncu (--section for each of SECTIONS) in each benchmark CELL of build/cuda,
-# as $out/PREFIX-<cell>.txt, and a line of its duration, shape, DRAM and occupancy.
+# ncu_cells PREFIX KERNELS OPTIONS CELL...: one steady-state launch (NCU_LAUNCHES, default 1) of the
+# kernels matching the regex KERNELS under ncu, with the ncu OPTIONS (sections, metrics, cache
+# control), in each benchmark CELL of NCU_BINARY (default build/cuda's), as $out/PREFIX-<cell>.txt,
+# and a line of its duration, shape, DRAM and occupancy.
 ncu_cells() {
-  local prefix=$1 kernels=$2 sections=$3 f name s sec=()
+  local prefix=$1 kernels=$2 opts=$3 f name
   shift 3
-  for s in $sections; do sec+=(--section "$s"); done
   for f in "$@"; do
     name=$(echo "$f" | tr -c 'a-z0-9\n' '-' | tr -s '-')
+    # $opts unquoted: one ncu argument a word.
     timeout "$(left)" ncu --clock-control none --kernel-name-base demangled -k "regex:$kernels" --launch-skip 6 \
-      --launch-count 1 "${sec[@]}" $k34/perf_tests/kmask_benchmarks --benchmark_min_time=0.001 \
-      "--benchmark_filter=^$f/" > "$out/$prefix-$name.txt" 2>&1
-    echo "ncu $f rc=$? $(grep -E ' Duration|Grid Size|Block Size|DRAM Throughput|Registers Per|Achieved Occupancy' "$out/$prefix-$name.txt" | tr -s ' ' | tr '\n' ';')"
+      --launch-count "${NCU_LAUNCHES:-1}" $opts "${NCU_BINARY:-$k34/perf_tests/kmask_benchmarks}" \
+      --benchmark_min_time=0.001 "--benchmark_filter=^$f/" > "$out/$prefix-$name.txt" 2>&1
+    echo "ncu $f rc=$? $(grep -E ' Duration|Grid Size|Block Size|DRAM Throughput|Registers Per|Achieved Occupancy|gpu__time_duration|registers_per' "$out/$prefix-$name.txt" | tr -s ' ' | tr '\n' ';')"
   done
 }
 
@@ -153,7 +154,7 @@ for part in "$@"; do
     # gather at 2^24 rows and 10 segments in place at 2^20 bits.
     ncu-s26)
       ncu_cells ncu-s26 'batch_count_functor|count_stride|build_words|wide_segments|small_segments' \
-        'SpeedOfLight LaunchStats Occupancy' \
+        '--section SpeedOfLight --section LaunchStats --section Occupancy' \
         'batch_count/inplace_unset/masks:100/total_bits:16777216/aligned' \
         'batch_count/inplace_unset/masks:100/total_bits:134217728/aligned' 'count_set_bits/27' \
         'make_masks/inplace_gather_bits/int32/sorted/24/0' \
@@ -186,13 +187,13 @@ for part in "$@"; do
     # against build/ab/s27final (34ea32c), alternated, three rounds; then the kernels under ncu.
     ab-s27c)
       ab ab-s27c build/ab/s27final "count_set_bits/|batch_count/(inplace_)?unset/masks:100/total_bits:(1048576|16777216|134217728)/aligned|inplace_segmented_count_set_bits/|segmented_count_set_bits/ranges:1000/27/"
-      ncu_cells ncu-s27c 'batch_count_functor|count_stride' 'SpeedOfLight LaunchStats Occupancy' \
+      ncu_cells ncu-s27c 'batch_count_functor|count_stride' '--section SpeedOfLight --section LaunchStats --section Occupancy' \
         'count_set_bits/27' 'batch_count/inplace_unset/masks:100/total_bits:16777216/aligned'
       ;;
     # Session 27: the changed kernels' durations, occupancy and stalls (new binary).
     ncu-s27)
       ncu_cells ncu-s27 'batch_count_functor|device_range_count|build_words' \
-        'SpeedOfLight LaunchStats Occupancy WarpStateStats' \
+        '--section SpeedOfLight --section LaunchStats --section Occupancy --section WarpStateStats' \
         'batch_count/inplace_unset/masks:100/total_bits:16777216/aligned' \
         'batch_count/inplace_unset/masks:100/total_bits:134217728/aligned' \
         'inplace_segmented_count_set_bits/device_ranges/27/100000' 'make_masks/inplace_bools_to_mask/uint8/24/0'
@@ -216,15 +217,10 @@ for part in "$@"; do
             -k 'regex:count_|copy_strided|bytes_to_bits|empty' build/probe/read_shapes > "$out/ncu-s28-probe-$b-$cc.txt" 2>&1
           echo "ncu probe $b $cc rc=$?"
         done
-        for f in count_set_bits/27 count_set_bits/24 make_masks/inplace_bools_to_mask/uint8/24/0 \
+        ncu_cells "ncu-s28-$cc" 'count_stride|build_words|mask_to_bools|kmask' "--cache-control $cc --metrics $m" \
+          count_set_bits/27 count_set_bits/24 make_masks/inplace_bools_to_mask/uint8/24/0 \
           make_masks/inplace_mask_to_bools/24/0 move_bits/inplace_concatenate/log_bits:24/unaligned:0/pieces:10 \
-          move_bits/inplace_concatenate/log_bits:26/unaligned:0/pieces:10 move_bits/copy_bits/log_bits:24/unaligned:1; do
-          timeout "$(left)" ncu --clock-control none --cache-control $cc --metrics $m --kernel-name-base demangled \
-            -k 'regex:count_stride|build_words|mask_to_bools|kmask' --launch-skip 6 --launch-count 1 \
-            $k34/perf_tests/kmask_benchmarks --benchmark_min_time=0.001 "--benchmark_filter=^$f/" \
-            > "$out/ncu-s28-$cc-$(echo $f | tr -c 'a-z0-9\n' '-').txt" 2>&1
-          echo "ncu $f $cc rc=$? $(grep -E 'gpu__time_duration|registers' "$out/ncu-s28-$cc-$(echo $f | tr -c 'a-z0-9\n' '-').txt" | tr -s ' ' | tr '\n' ';')"
-        done
+          move_bits/inplace_concatenate/log_bits:26/unaligned:0/pieces:10 move_bits/copy_bits/log_bits:24/unaligned:1
       done
       ;;
     # Session 28: the moving kernel's threads load all their whole groups before storing any
@@ -240,12 +236,8 @@ for part in "$@"; do
       ab ab-s28b build/ab/s28base 'count_set_bits/'
       m=gpu__time_duration.sum,launch__registers_per_thread,launch__grid_size
       for b in build/ab/s28base $k34/perf_tests; do
-        for f in count_set_bits/27 count_set_bits/24; do
-          g="$out/ncu-s28b-$(basename $b)-$(echo $f | tr -c 'a-z0-9\n' '-').txt"
-          timeout "$(left)" ncu --clock-control none --cache-control none --metrics $m --kernel-name-base demangled -k 'regex:count_stride' \
-            --launch-skip 6 --launch-count 3 $b/kmask_benchmarks --benchmark_min_time=0.001 "--benchmark_filter=^$f/" > "$g" 2>&1
-          echo "ncu $b $f rc=$? $(grep -E 'gpu__time_duration|registers' "$g" | tr -s ' ' | tr '\n' ';')"
-        done
+        NCU_BINARY=$b/kmask_benchmarks NCU_LAUNCHES=3 ncu_cells "ncu-s28b-$(basename $b)" count_stride \
+          "--cache-control none --metrics $m" count_set_bits/27 count_set_bits/24
       done
       for bits in 24 27; do
         PROBE_BITS=$bits PROBE_REPS=1 timeout "$(left)" ncu --clock-control none --cache-control none --metrics $m \
