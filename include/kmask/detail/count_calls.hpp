@@ -37,11 +37,9 @@ size_type count_on_gpu(const char* label, const ExecSpace& exec, const word_type
   auto* result            = reinterpret_cast<size_type*>(lease.result_word(0));
   auto* scratch           = reinterpret_cast<size_type*>(lease.zeroed());
   static_assert(tuning::count_gpu_team % 32 == 0, "whole warps: a CUDA warp's sum is one part");
-  // Parts: warps on CUDA, teams elsewhere.
-  const bool packed       = packs_team_parts(std::max<size_type>(threads / 32, league), e - b);
   using functor           = count_stride_functor<ExecSpace, items>;
   Kokkos::parallel_for(label, Kokkos::TeamPolicy<ExecSpace>(exec, static_cast<int>(league), team),
-                       functor{m, first, stop, b, e, threads, packed, scratch, result});
+                       functor{m, first, stop, b, e, threads, scratch, result});
   return static_cast<size_type>(lease.read_result(0));
 }
 

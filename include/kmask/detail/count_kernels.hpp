@@ -122,8 +122,8 @@ KOKKOS_INLINE_FUNCTION size_type count_range_share(size_type g, size_type T, con
 // (count_range_share), the launch's T threads striding over the 16-byte units together. The parts
 // reach `result` through a ticket (team_total.hpp), so the launch needs no clearing before it and no
 // reduction pass after it: on CUDA a warp's sum by shuffles, each warp a part (no team barrier);
-// elsewhere Kokkos' team reduction, each team a part. `packed`: add_packed_part, one atomic a part
-// (the host checked packs_team_parts for the most parts either way); else add_team_part.
+// elsewhere Kokkos' team reduction, each team a part; one atomic a part where the total and ticket
+// pack into one word (add_part).
 template <class ExecSpace, int Items>
 struct count_stride_functor {
   using member_type = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
@@ -131,7 +131,6 @@ struct count_stride_functor {
   size_type first, stop;  // words holding bits of [begin, end)
   size_type begin, end;
   size_type threads;      // of the whole launch
-  bool packed;
   size_type* scratch;     // zero before the launch and after it
   size_type* result;
 
@@ -139,9 +138,8 @@ struct count_stride_functor {
     return count_range_share<Items>(g, threads, m, first, stop, begin, end);
   }
 
-  KOKKOS_INLINE_FUNCTION void add_part(size_type parts, size_type set) const {
-    if (packed) add_packed_part(scratch, parts, set, result);
-    else add_team_part(scratch, parts, set, result);
+  KOKKOS_INLINE_FUNCTION void finish(size_type parts, size_type set) const {
+    add_part(scratch, parts, end - begin, set, result);
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
@@ -149,13 +147,13 @@ struct count_stride_functor {
 #if KMASK_HAS_LANE_SHUFFLE
     // Teams are whole warps (count_on_gpu): lane = team rank mod 32.
     const size_type set = warp_sum(thread_count(g0 + team.team_rank()));
-    if (team.team_rank() % 32 == 0) add_part(threads / 32, set);
+    if (team.team_rank() % 32 == 0) finish(threads / 32, set);
 #else
     size_type set = 0;
     Kokkos::parallel_reduce(
         Kokkos::TeamThreadRange(team, team.team_size()), [&](int r, size_type& acc) { acc += thread_count(g0 + r); },
         set);
-    Kokkos::single(Kokkos::PerTeam(team), [&]() { add_part(team.league_size(), set); });
+    Kokkos::single(Kokkos::PerTeam(team), [&]() { finish(team.league_size(), set); });
 #endif
   }
 };

@@ -3,9 +3,9 @@
 
 // A launch's total over its teams without a Kokkos reduction (the counts, the making and moving
 // kernels' null counts): each part (a team's or a warp's) adds to a running total with one atomic
-// and takes a ticket; the part that takes the last one writes the total and leaves both words zero again, so they can live in a staging
-// lease's zeroed words (staging_pool::lease::zeroed) and the result can go straight to page-locked
-// host memory.
+// and takes a ticket; the part that takes the last one writes the total and leaves both words zero
+// again, so they can live in a staging lease's zeroed words (staging_pool::lease::zeroed) and the
+// result can go straight to page-locked host memory.
 
 #include <kmask/detail/compat.hpp>
 #include <kmask/types.hpp>
