@@ -32,7 +32,7 @@ struct batch_case {
 };
 
 void run_batch_count(benchmark::State& state, batch_case c) {
-  exec_space exec;
+  const exec_space exec = bench_exec();
   const size_type bits = c.total_bits / c.masks;
   // Masks plus the two copies' buffers.
   if (3 * c.total_bits / 8 + 64 * c.masks > max_bytes()) {
@@ -135,7 +135,7 @@ std::unique_ptr<prepared> prepare(const exec_space& exec, const inverted_case& c
 }
 
 void run_inverted_inplace(benchmark::State& state, inverted_case c) {
-  exec_space exec;
+  const exec_space exec = bench_exec();
   const size_type mask_bytes = kmask::allocation_size_bytes(c.size_bits + 32);
   if (2 * c.segments * (c.masks_per_segment + 1) * mask_bytes > max_bytes()) {
     state.SkipWithError("working set exceeds KMASK_BENCH_MAX_BYTES");

@@ -39,7 +39,7 @@ void report_vs_floor(benchmark::State& state, const exec_space& exec) {
 }
 
 void count_set(benchmark::State& state) {
-  exec_space exec;
+  const exec_space exec = bench_exec();
   const size_type bits = size_type{1} << state.range(0);
   if (too_big(state, bits / 4)) return;
   const auto m    = random_mask(exec, bits);
@@ -52,7 +52,7 @@ void count_set(benchmark::State& state) {
 // The same count of a mask whose words start 4 bytes past a 16-byte boundary (a sliced column's
 // mask, a buffer from another library): the GPU form's first words before its 16-byte units.
 void count_set_unaligned(benchmark::State& state) {
-  exec_space exec;
+  const exec_space exec = bench_exec();
   const size_type bits = size_type{1} << state.range(0);
   if (too_big(state, bits / 4)) return;
   const auto m = random_mask(exec, bits + 32);
@@ -74,7 +74,7 @@ std::vector<size_type> tiling_ranges(size_type bits, size_type n) {
 }
 
 void segmented_count_set(benchmark::State& state) {
-  exec_space exec;
+  const exec_space exec = bench_exec();
   const size_type bits = size_type{1} << state.range(0);
   if (too_big(state, bits / 4)) return;
   const auto m = random_mask(exec, bits);
@@ -85,7 +85,7 @@ void segmented_count_set(benchmark::State& state) {
 
 // The in-place form over R ranges tiling the mask off word boundaries: counts stay on the device.
 void inplace_segmented_count_set(benchmark::State& state) {
-  exec_space exec;
+  const exec_space exec = bench_exec();
   const size_type bits = size_type{1} << state.range(0);
   const size_type n    = state.range(1);
   if (too_big(state, bits / 4)) return;
@@ -101,7 +101,7 @@ void inplace_segmented_count_set(benchmark::State& state) {
 // The same counts with the ranges already in device memory (count_device_ranges.hpp): nothing
 // uploaded; the ranges are checked on the device and the call waits for that check.
 void device_range_count_set(benchmark::State& state) {
-  exec_space exec;
+  const exec_space exec = bench_exec();
   const size_type bits = size_type{1} << state.range(0);
   const size_type n    = state.range(1);
   if (too_big(state, bits / 4)) return;
@@ -118,7 +118,7 @@ void device_range_count_set(benchmark::State& state) {
 }
 
 void copy_bits(benchmark::State& state) {
-  exec_space exec;
+  const exec_space exec = bench_exec();
   const size_type bits = size_type{1} << state.range(0);
   if (too_big(state, bits / 2)) return;
   const auto m      = random_mask(exec, bits);
@@ -149,7 +149,7 @@ void copy_bits(benchmark::State& state) {
 // inplace_binop: two masks ANDed into a third, its null count returned (the call fences and reads
 // it back). Reads two masks, writes one; vs_floor against one launch, an 8-byte read-back and a fence.
 void inplace_binop_and(benchmark::State& state) {
-  exec_space exec;
+  const exec_space exec = bench_exec();
   const size_type bits = size_type{1} << state.range(0);
   if (too_big(state, 3 * (bits / 8))) return;
   const auto a = random_mask(exec, bits), b = random_mask(exec, bits);

@@ -28,7 +28,7 @@ Kokkos::View<size_type*, memory_space> one_count(const exec_space& exec) {
 }
 
 void valid_if_mod3(benchmark::State& state) {
-  exec_space exec;
+  const exec_space exec = bench_exec();
   const size_type rows = size_type{1} << state.range(0);
   if (too_big(state, rows / 8)) return;
   const auto dest  = words_of(exec, rows);
@@ -55,7 +55,7 @@ void valid_if_mod3(benchmark::State& state) {
 
 // range(1): bytes the values start past an aligned allocation (1: the unaligned form).
 void bools_to_mask_u8(benchmark::State& state) {
-  exec_space exec;
+  const exec_space exec = bench_exec();
   const size_type rows = size_type{1} << state.range(0);
   const size_type skip = state.range(1);
   if (too_big(state, rows + rows / 8)) return;
@@ -74,7 +74,7 @@ void bools_to_mask_u8(benchmark::State& state) {
 
 // range(1): bytes the output starts past an aligned allocation.
 void mask_to_bools(benchmark::State& state) {
-  exec_space exec;
+  const exec_space exec = bench_exec();
   const size_type rows = size_type{1} << state.range(0);
   const size_type skip = state.range(1);
   if (too_big(state, rows + rows / 8)) return;
@@ -91,7 +91,7 @@ void mask_to_bools(benchmark::State& state) {
 // range(1): 0 sorted indices (a filter keeping two rows of every three of a 1.5 x rows source),
 // 1 random indices into a source of `rows` bits.
 void gather(benchmark::State& state) {
-  exec_space exec;
+  const exec_space exec = bench_exec();
   const size_type rows = size_type{1} << state.range(0);
   const bool sorted    = state.range(1) == 0;
   const size_type size = sorted ? rows + rows / 2 : rows;

@@ -72,7 +72,7 @@ constexpr size_type dest_skew = 5, src_skew = 19;
 // set_bits over all but the skew of 2^range(0) bits. Writes the bits' bytes (and reads only the two
 // edge words): vs_copy compares with a copy moving as many bytes in all.
 void set_bits_bench(benchmark::State& state) {
-  exec_space exec;
+  const exec_space exec = bench_exec();
   const size_type bits = size_type{1} << state.range(0);
   const bool aligned   = state.range(1) == 0;
   if (too_big(state, bits / 8)) return;
@@ -87,7 +87,7 @@ void set_bits_bench(benchmark::State& state) {
 
 // copy_bits of 2^range(0) bits: reads and writes them.
 void copy_bits_bench(benchmark::State& state) {
-  exec_space exec;
+  const exec_space exec = bench_exec();
   const size_type bits = size_type{1} << state.range(0);
   const bool aligned   = state.range(1) == 0;
   if (too_big(state, bits / 4 + 64)) return;
@@ -121,7 +121,7 @@ tiling make_tiling(const exec_space& exec, size_type bits, size_type pieces, boo
 }
 
 void segmented_copy_bits_bench(benchmark::State& state) {
-  exec_space exec;
+  const exec_space exec = bench_exec();
   const size_type bits = size_type{1} << state.range(0), pieces = state.range(2);
   const bool aligned   = state.range(1) == 0;
   if (too_big(state, bits / 4 + 64 * pieces)) return;
@@ -133,7 +133,7 @@ void segmented_copy_bits_bench(benchmark::State& state) {
 }
 
 void inplace_concatenate_bench(benchmark::State& state) {
-  exec_space exec;
+  const exec_space exec = bench_exec();
   const size_type bits = size_type{1} << state.range(0), pieces = state.range(2);
   const bool aligned   = state.range(1) == 0;
   if (too_big(state, bits / 4 + 64 * pieces)) return;
@@ -147,7 +147,7 @@ void inplace_concatenate_bench(benchmark::State& state) {
 // Small work: 10000 pieces of 32-128 bits at random offsets, back to back in one destination (one
 // launch and one upload per call). range(0): 0 set_bits_bulk, 1 segmented_copy_bits, 2 inplace_concatenate.
 void small_pieces_bench(benchmark::State& state) {
-  exec_space exec;
+  const exec_space exec = bench_exec();
   const size_type pieces = 10000;
   std::mt19937_64 rng(42);
   const auto pool = random_mask(exec, 64, 9);  // sources: 128-bit windows of one small mask

@@ -110,7 +110,7 @@ std::unique_ptr<prepared_case> prepare_or_skip(benchmark::State& state, const ex
 
 template <class Op>
 void run_inplace(benchmark::State& state, segmented_case c, Op op) {
-  exec_space exec;
+  const exec_space exec = bench_exec();
   const auto p = prepare_or_skip(state, exec, c);
   if (!p) return;
   timed_calls(state, exec, [&] { p->plan->execute(exec, op, p->null_counts); });
@@ -130,7 +130,7 @@ void run_inplace(benchmark::State& state, segmented_case c, Op op) {
 // The one-shot in-place call (no plan): what an engine that combines masks once per batch pays,
 // the describing pass and the descriptors' way to the kernels included.
 void run_inplace_call(benchmark::State& state, segmented_case c) {
-  exec_space exec;
+  const exec_space exec = bench_exec();
   const auto p = prepare_or_skip(state, exec, c);
   if (!p) return;
   const auto call = [&] {
@@ -141,7 +141,7 @@ void run_inplace_call(benchmark::State& state, segmented_case c) {
 }
 
 void run_allocating(benchmark::State& state, segmented_case c) {
-  exec_space exec;
+  const exec_space exec = bench_exec();
   const auto p = prepare_or_skip(state, exec, c);
   if (!p) return;
   const auto call = [&] {

@@ -67,7 +67,7 @@ std::unique_ptr<tree_problem> prepare(const exec_space& exec, const tree_case& c
 }
 
 void run_tree(benchmark::State& state, tree_case c) {
-  exec_space exec;
+  const exec_space exec = bench_exec();
   if (static_cast<size_type>(3 * 73 * kmask::num_words(c.size_bits + 3) * 4) > max_bytes()) {
     state.SkipWithError("working set exceeds KMASK_BENCH_MAX_BYTES");
     return;

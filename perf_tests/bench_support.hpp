@@ -29,6 +29,26 @@ inline size_type max_bytes() {
   return kmask::detail::runs_on_host<exec_space>() ? (size_type{3} << 30) : (size_type{24} << 30);
 }
 
+// The instance the benchmarks call on: the default one, or with KMASK_BENCH_OWN_QUEUE=1 one on a
+// queue of its own (CUDA: a stream made for it), as an engine calling on its own stream has. The
+// two differ where kmask keys anything to the queue (staging_pool's scratch leases), and on
+// Kokkos 3.4 the default CUDA instance is the null stream. Made at the first call, released
+// (stream last) when Kokkos finalizes.
+inline exec_space bench_exec() {
+  using instances = kmask::detail::execution_space_instances<exec_space>;
+  static instances* own = nullptr;
+  const char* s         = std::getenv("KMASK_BENCH_OWN_QUEUE");
+  if (s == nullptr || std::string(s) != "1") return exec_space();
+  if (own == nullptr) {
+    own = new instances(1);
+    Kokkos::push_finalize_hook([] {
+      delete own;
+      own = nullptr;
+    });
+  }
+  return (*own)[0];
+}
+
 // Whether to time the peers (warp-per-segment baseline, KokkosBlas) too; KMASK_BENCH_NO_PEERS=1
 // leaves them out, for quick side-by-side runs of tuning builds.
 inline bool measure_peers() {

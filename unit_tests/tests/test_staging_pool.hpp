@@ -35,3 +35,35 @@ TEST(TEST_CATEGORY, staging_pool_leases_are_exclusive_across_threads) {
   for (auto& w : workers) w.join();
   EXPECT_EQ(wrong.load(), 0) << "a lease's words were written by another thread while it held them";
 }
+
+// A scratch lease (words only the call's kernels touch) takes the buffer its own queue gave back
+// last, even where another queue gave back a smaller one since, which a plain lease would take; and
+// two scratch leases held at once on one queue never share a buffer. Only where instances have
+// queues with an identity of their own (CUDA streams with CUDA 12's stream ids).
+TEST(TEST_CATEGORY, staging_pool_scratch_leases_take_their_queues_buffer) {
+  using pool = kmask::detail::staging_pool<TEST_EXECSPACE>;
+  kmask::detail::execution_space_instances<TEST_EXECSPACE> instances(2);
+  const auto& a = instances[0];
+  const auto& b = instances[1];
+  if (kmask::detail::queue_identity(a) == 0 || kmask::detail::queue_identity(b) == 0)
+    GTEST_SKIP() << TEST_EXECSPACE::name()
+                 << ": its instances have no queue identity (host spaces run each call's kernels before it returns, "
+                    "so no lease can be taken while earlier work on its queue is running)";
+  ASSERT_NE(kmask::detail::queue_identity(a), kmask::detail::queue_identity(b));
+  std::uint64_t* on_a = nullptr;
+  {
+    // Held together, so they are two buffers; a's is the larger, b's given back last.
+    auto la = pool::acquire(a, 1 << 12, 1 << 12, "kmask_test::staging_pool::a");
+    auto lb = pool::acquire(b, 1, 1, "kmask_test::staging_pool::b");
+    on_a    = la.host();
+    ASSERT_NE(on_a, lb.host());
+    (void)la.zeroed();  // enqueues work on a, so its buffer goes back with a marker to ask
+  }
+  {
+    auto s1 = pool::acquire_scratch(a, "kmask_test::staging_pool::scratch");
+    EXPECT_EQ(s1.host(), on_a) << "a scratch lease did not take the buffer its own queue gave back last";
+    auto s2 = pool::acquire_scratch(a, "kmask_test::staging_pool::scratch");
+    EXPECT_NE(s2.host(), s1.host()) << "two scratch leases held at once share a buffer";
+  }
+  instances.fence();
+}

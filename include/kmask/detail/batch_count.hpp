@@ -257,7 +257,7 @@ void launch_batch_in_arguments(const std::string& pre, const ExecSpace& exec, co
   // range has several, i.e. when the n ranges (at least one team each) take more than n teams.
   std::optional<typename staging_pool<ExecSpace>::lease> lease;
   if (teams.first_team[n] > static_cast<size_type>(n)) {
-    lease.emplace(staging_pool<ExecSpace>::acquire(exec, 1, 1, pre + "scratch"));
+    lease.emplace(staging_pool<ExecSpace>::acquire_scratch(exec, pre + "scratch"));
     f.scratch = reinterpret_cast<size_type*>(lease->zeroed());
   }
   f.counts         = counts;

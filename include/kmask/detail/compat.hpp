@@ -119,9 +119,11 @@ class completion_marker {
   void wait() const {}
 };
 
-// An identity for the queue (stream) an instance enqueues on, compared and never dereferenced:
-// staging memory last used on the caller's own queue is what a call may wait for when the pool
-// is exhausted. 0 where instances have no queue of their own.
+// An identity for the queue (stream) an instance enqueues on, compared and never dereferenced, and
+// never given to two queues of one process: work enqueued under one identity runs in the order it
+// was enqueued. Staging memory last used on the caller's own queue is what a call may wait for when
+// the pool is exhausted, and what a scratch lease may take without asking (staging_pool). 0 where
+// instances have no queue of their own, or no identity that a later queue could not reuse.
 template <class ExecSpace>
 std::uintptr_t queue_identity(const ExecSpace&) {
   return 0;
@@ -167,9 +169,24 @@ class completion_marker<Kokkos::Cuda> {
   mutable bool done_ = false;
 };
 
+// CUDA 12's stream id, unique for the process's life: a stream handle's address can come back for
+// a stream created after the first was destroyed with work still running. The null stream gets 0
+// (under --default-stream per-thread it names a different stream on every host thread).
 template <>
 inline std::uintptr_t queue_identity<Kokkos::Cuda>(const Kokkos::Cuda& exec) {
-  return reinterpret_cast<std::uintptr_t>(exec.cuda_stream());
+#if defined(CUDART_VERSION) && CUDART_VERSION >= 12000
+  cudaStream_t stream = exec.cuda_stream();
+  unsigned long long id = 0;
+  if (stream == nullptr) return 0;
+  if (cudaStreamGetId(stream, &id) != cudaSuccess) {
+    cudaGetLastError();  // leave no error behind for Kokkos' next check
+    return 0;
+  }
+  return static_cast<std::uintptr_t>(id) + 1;  // +1: never 0, whatever ids the runtime uses
+#else
+  (void)exec;
+  return 0;
+#endif
 }
 #endif
 

@@ -33,7 +33,7 @@ size_type count_on_gpu(const char* label, const ExecSpace& exec, const word_type
   const size_type most   = tuning::count_gpu_teams_per_sm * device_shape_of(exec).multiprocessors;
   const size_type league = std::max<size_type>(1, std::min<size_type>(most, (units + team - 1) / team));
   const size_type threads = league * team;
-  const auto lease        = staging_pool<ExecSpace>::acquire(exec, 1, 1, std::string(label) + "::result");
+  const auto lease        = staging_pool<ExecSpace>::acquire_scratch(exec, std::string(label) + "::result");
   auto* result            = reinterpret_cast<size_type*>(lease.result_word(0));
   auto* scratch           = reinterpret_cast<size_type*>(lease.zeroed());
   static_assert(tuning::count_gpu_team % 32 == 0, "whole warps: a CUDA warp's sum is one part");

@@ -155,7 +155,7 @@ void count_device_ranges_checked(const char* fn, const ExecSpace& exec, const so
                                   : std::min<size_type>(wanted, tuning::count_gpu_range_teams_per_sm *
                                                                     device_shape_of(exec).multiprocessors);
     check_league_size(fn, league);
-    const auto lease = staging_pool<ExecSpace>::acquire(exec, 1, 1, pre + "verdict");
+    const auto lease = staging_pool<ExecSpace>::acquire_scratch(exec, pre + "verdict");
     auto* scratch    = reinterpret_cast<size_type*>(lease.zeroed());
     auto* verdict    = reinterpret_cast<size_type*>(lease.result_word(0));
     Kokkos::parallel_for(pre + "check_ranges",

@@ -504,7 +504,7 @@ void enqueue_build(const char* fn, const ExecSpace& exec, const Bits& bits, word
     Kokkos::parallel_reduce(label, Kokkos::TeamPolicy<ExecSpace>(exec, static_cast<int>(league), team), f,
                             Kokkos::Sum<size_type, memory_space>(count));
   } else {
-    const auto lease = staging_pool<ExecSpace>::acquire(exec, 1, 1, std::string(fn) + "::count_scratch");
+    const auto lease = staging_pool<ExecSpace>::acquire_scratch(exec, std::string(fn) + "::count_scratch");
     auto* scratch    = reinterpret_cast<size_type*>(lease.zeroed());
     // Gathers keep every warp an SM can hold (their loads wait on loads): bounded to fit that many.
     using policy = std::conditional_t<

@@ -209,7 +209,7 @@ size_type launch_in_arguments(const char* fn, const ExecSpace& exec, const move_
     launch_move(fn, exec, list, total, move_count{nullptr, nullptr});
     return 0;
   }
-  const auto lease   = staging_pool<ExecSpace>::acquire(exec, 1, 1, std::string(fn) + "::count");
+  const auto lease   = staging_pool<ExecSpace>::acquire_scratch(exec, std::string(fn) + "::count");
   size_type* scratch = reinterpret_cast<size_type*>(lease.zeroed());
   size_type* out     = read_count ? reinterpret_cast<size_type*>(lease.result_word(0)) : null_count;
   launch_move(fn, exec, list, total, move_count{out, scratch});

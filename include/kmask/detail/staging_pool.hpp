@@ -10,6 +10,10 @@
 //  - a call never waits for another call's queue: a lease takes a buffer whose marker says it is
 //    finished, or a new one. Only past `max_buffers` buffers does a call wait, and then only for
 //    a buffer last used on its own queue (else it allocates);
+//  - a scratch lease (acquire_scratch: words only the call's own kernels touch) takes the buffer its
+//    own queue gave back last without asking whether it is finished: that queue runs the earlier
+//    call's work before anything the new call enqueues, so the question (a driver call of 1-2 us
+//    for each asynchronous counted call) has nothing to decide;
 //  - no execution space instance outlives the call: the marker is an event (CUDA) or nothing;
 //  - the mutex is held to move a buffer in or out of the free list, never across an allocation,
 //    a copy or a wait.
@@ -72,13 +76,13 @@ class staging_pool {
    public:
     lease() = default;
     lease(lease&& o) noexcept
-        : pool_(o.pool_), buf_(std::move(o.buf_)), exec_(std::move(o.exec_)), fenced_(o.fenced_) {
+        : pool_(o.pool_), buf_(std::move(o.buf_)), exec_(std::move(o.exec_)), queue_(o.queue_), fenced_(o.fenced_) {
       o.pool_ = nullptr;
     }
     lease& operator=(lease&&) = delete;
     lease(const lease&)       = delete;
     ~lease() {
-      if (pool_ != nullptr && buf_) pool_->give_back(std::move(buf_), exec_, fenced_);
+      if (pool_ != nullptr && buf_) pool_->give_back(std::move(buf_), exec_, queue_, fenced_);
     }
     // Fences the call's instance: everything it enqueued, this buffer's uses included, is done, so
     // the buffer goes back finished, with no marker to record or ask (a synchronous call's last step).
@@ -128,11 +132,12 @@ class staging_pool {
 
    private:
     friend class staging_pool;
-    lease(staging_pool* p, std::unique_ptr<buffer> b, const ExecSpace& exec)
-        : pool_(p), buf_(std::move(b)), exec_(exec) {}
+    lease(staging_pool* p, std::unique_ptr<buffer> b, const ExecSpace& exec, std::uintptr_t queue)
+        : pool_(p), buf_(std::move(b)), exec_(exec), queue_(queue) {}
     staging_pool* pool_ = nullptr;
     std::unique_ptr<buffer> buf_;
     ExecSpace exec_;
+    std::uintptr_t queue_ = 0;  // queue_identity(exec_), asked once
     mutable bool fenced_ = false;  // fence() was the last thing the call enqueued on exec_ with this buffer
   };
 
@@ -141,6 +146,19 @@ class staging_pool {
   // `label` names its allocations when it has to allocate ("<fn>::descriptors").
   static lease acquire(const ExecSpace& exec, std::size_t device_words, std::size_t host_words,
                        const std::string& label) {
+    return take(exec, device_words, host_words, label, false);
+  }
+
+  // A lease whose words only the call's kernels touch, through zeroed() and result_word(): the host
+  // writes and uploads nothing (read_result reads the result word after the fence). Such a lease
+  // may take a buffer still in use by earlier work on the caller's own queue.
+  static lease acquire_scratch(const ExecSpace& exec, const std::string& label) {
+    return take(exec, 1, 1, label, true);
+  }
+
+ private:
+  static lease take(const ExecSpace& exec, std::size_t device_words, std::size_t host_words, const std::string& label,
+                    bool scratch) {
     staging_pool& p            = instance();
     const std::uintptr_t queue = queue_identity(exec);
     if (direct) host_words = device_words;
@@ -148,7 +166,8 @@ class staging_pool {
     {
       std::unique_lock<std::mutex> lock(p.mutex_);
       p.hook_finalize();
-      b = p.take_finished(device_words, host_words);
+      if (scratch && queue != 0) b = p.take_same_queue(queue, device_words, host_words);
+      if (!b) b = p.take_finished(device_words, host_words);
       if (!b && p.out_ + p.free_.size() >= max_buffers) b = p.take_own_queue(queue, lock);
       ++p.out_;
     }
@@ -162,10 +181,9 @@ class staging_pool {
         throw;
       }
     }
-    return lease(&p, std::move(b), exec);
+    return lease(&p, std::move(b), exec, queue);
   }
 
- private:
   static staging_pool& instance() {
     static staging_pool p;
     return p;
@@ -226,6 +244,18 @@ class staging_pool {
     return b;
   }
 
+  // For a scratch lease: the fitting buffer given back last on the caller's own queue, not asked
+  // (its marker stays as it was: a later take_finished by another queue still asks it).
+  std::unique_ptr<buffer> take_same_queue(std::uintptr_t queue, std::size_t device_words, std::size_t host_words) {
+    for (std::size_t i = free_.size(); i-- > 0;) {
+      if (free_[i]->queue != queue || !free_[i]->fits(device_words, host_words)) continue;
+      auto b = std::move(free_[i]);
+      free_.erase(free_.begin() + static_cast<std::ptrdiff_t>(i));
+      return b;
+    }
+    return nullptr;
+  }
+
   // Over the cap: a free buffer last used on the caller's own queue, waited for outside the lock.
   std::unique_ptr<buffer> take_own_queue(std::uintptr_t queue, std::unique_lock<std::mutex>& lock) {
     if (queue == 0) return nullptr;
@@ -241,10 +271,10 @@ class staging_pool {
     return nullptr;
   }
 
-  void give_back(std::unique_ptr<buffer> b, const ExecSpace& exec, bool fenced) {
+  void give_back(std::unique_ptr<buffer> b, const ExecSpace& exec, std::uintptr_t queue, bool fenced) {
     if (fenced) b->marker.mark_finished();
     else b->marker.record(exec);
-    b->queue = queue_identity(exec);
+    b->queue = queue;
     std::lock_guard<std::mutex> lock(mutex_);
     --out_;
     free_.push_back(std::move(b));

@@ -10,7 +10,7 @@
 #   build/device-libs    the shared libraries the device image lacks (libbenchmark).
 # Usage: record.sh PART...   parts: info tests tests-k46 seg-small seg-wide calls conc k46 host alloc threads ncu-tree ncu-tree-sass
 #   ncu-move ncu-count ncu-make make-teams k46-ticket ab-bulk ab-args ab-gather
-#   mutation memcheck-moves calls-ab ab-seg ab-s24 s25 ab-s25 s26 ab-s26 ncu-s26 ab-s27 ncu-s27 ab-s27b ab-s27c probe-read ncu-s28 ab-s28 ab-s28b
+#   mutation memcheck-moves calls-ab ab-seg ab-s24 s25 ab-s25 s26 ab-s26 ncu-s26 ab-s27 ncu-s27 ab-s27b ab-s27c probe-read ncu-s28 ab-s28 ab-s28b ab-s29 ab-s29d
 # Results go to $OUT/record/PART-BUILD.{json,txt} and are tarred into $OUT/record.tar.gz (the
 # device tool returns at most 8 files a call).
 set -u
@@ -35,6 +35,8 @@ abseg='segmented_binop/inplace(_call)?/and/segments:(10|100)/masks:(4|16)/bits:(
 # a control), segmented counts over host and device ranges, the making calls that count (their
 # counts by warp and one packed atomic) and counted moves (one packed atomic a team).
 s27='batch_count/(inplace_)?unset/masks:100/total_bits:(1048576|16777216|134217728)/aligned|inplace_segmented_count_set_bits/|segmented_count_set_bits/ranges:1000/27/|make_masks/inplace_(valid_if/mod3|bools_to_mask/uint8|gather_bits/int32/(sorted|random))/(16|24)/|move_bits/inplace_concatenate/log_bits:(24|26)/unaligned:0/pieces:(10|100)/'
+# Session 29's cells: the counted calls that lease scratch asynchronously, and two controls.
+s29='make_masks/inplace_(valid_if/mod3|bools_to_mask/uint8)/(16|24)/|batch_count/inplace_unset/masks:100/total_bits:(16777216|134217728)/aligned|move_bits/inplace_concatenate/log_bits:24/unaligned:0/pieces:(10|100)/|count_set_bits/(20|27)/'
 # The host floors' cells (>= 2^24 bits), on the device machine's 16 cores.
 host='segmented_binop/inplace/and/segments:(10|100)/masks:(4|16)/bits:(16777216|134217728)/|count_set_bits/(24|27)|copy_bitmask/(24|27)/|move_bits/(set_bits|copy_bits|segmented_copy_bits|inplace_concatenate)/|batch_count/|make_masks/|superimpose_nulls_tree/'
 
@@ -245,6 +247,15 @@ for part in "$@"; do
         echo "ncu probe $bits rc=$?"
       done
       ;;
+    # Session 29: scratch leases (a count's running total, ticket and result word) taken from the
+    # buffer the caller's own stream gave back last, without an event query, against
+    # build/ab/s29base (04a7402's library, this benchmark tree), alternated, three rounds, both on
+    # a stream of the benchmarks' own (KMASK_BENCH_OWN_QUEUE=1: where the change acts) and on the
+    # default instance (Kokkos 3.4's null stream: no identity, so only the cost of asking each
+    # lease's stream id shows). Asynchronous counted calls change; the synchronous count and the
+    # 100-piece concatenation (descriptors in an upload lease) are controls.
+    ab-s29) (export KMASK_BENCH_OWN_QUEUE=1; ab ab-s29 build/ab/s29base "$s29") ;;
+    ab-s29d) ab ab-s29d build/ab/s29base "$s29" ;;
     # The CUDA unit tests of a build whose gathers' whole-block path flips one row's bit
     # (build/mut, made by hand for the check): the gather tests must fail.
     mutation)
