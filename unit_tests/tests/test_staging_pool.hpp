@@ -67,3 +67,42 @@ TEST(TEST_CATEGORY, staging_pool_scratch_leases_take_their_queues_buffer) {
   }
   instances.fence();
 }
+
+// A buffer's completion marker says finished only once everything enqueued on its queue before the
+// marker has run: the last kernel before it writes a round number into page-locked memory, behind
+// a long kernel, and the host reads that number as soon as the marker says finished (CUDA: a stream
+// memory write, or an event where those are refused).
+namespace {
+// The round the marker said finished at, and the round the host then read (outside the TEST body:
+// CUDA's extended lambdas cannot sit in a private member function).
+inline std::pair<std::uint64_t, std::uint64_t> marker_rounds(const TEST_EXECSPACE& exec) {
+  using pool = kmask::detail::staging_pool<TEST_EXECSPACE>;
+  Kokkos::View<std::uint64_t*, typename pool::staging_space> seen("kmask_test::marker::seen", 1);
+  Kokkos::View<std::uint64_t*, typename TEST_EXECSPACE::memory_space> busy("kmask_test::marker::busy",
+                                                                           std::size_t{1} << 22);
+  kmask::detail::completion_marker<TEST_EXECSPACE> marker;
+  for (std::uint64_t round = 1; round <= 20; ++round) {
+    Kokkos::parallel_for("kmask_test::marker::busy", Kokkos::RangePolicy<TEST_EXECSPACE>(exec, 0, busy.extent(0)),
+                         KOKKOS_LAMBDA(std::size_t i) { busy(i) = busy(i) * 3 + round + i; });
+    Kokkos::parallel_for("kmask_test::marker::last", Kokkos::RangePolicy<TEST_EXECSPACE>(exec, 0, 1),
+                         KOKKOS_LAMBDA(std::size_t) { seen(0) = round; });
+    marker.record(exec);
+    while (!marker.finished()) std::this_thread::yield();
+    const std::uint64_t got = *static_cast<const volatile std::uint64_t*>(seen.data());
+    if (got != round) return {round, got};
+  }
+  marker.wait();
+  exec.fence();
+  return {0, 0};
+}
+}  // namespace
+
+TEST(TEST_CATEGORY, staging_pool_marker_passes_after_earlier_work) {
+  using pool = kmask::detail::staging_pool<TEST_EXECSPACE>;
+  if (!pool::results_in_host_words)
+    GTEST_SKIP() << TEST_EXECSPACE::name() << ": kernels cannot write the page-locked words the check reads";
+  kmask::detail::execution_space_instances<TEST_EXECSPACE> instances(1);
+  const auto r = marker_rounds(instances[0]);
+  EXPECT_EQ(r.first, r.second) << "round " << r.first << ": the marker said finished before the kernel enqueued "
+                               << "ahead of it had written (read " << r.second << ")";
+}

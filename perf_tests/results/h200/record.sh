@@ -10,7 +10,8 @@
 #   build/device-libs    the shared libraries the device image lacks (libbenchmark).
 # Usage: record.sh PART...   parts: info tests tests-k46 seg-small seg-wide calls conc k46 host alloc threads ncu-tree ncu-tree-sass
 #   ncu-move ncu-count ncu-make make-teams k46-ticket ab-bulk ab-args ab-gather
-#   mutation memcheck-moves calls-ab ab-seg ab-s24 s25 ab-s25 s26 ab-s26 ncu-s26 ab-s27 ncu-s27 ab-s27b ab-s27c probe-read ncu-s28 ab-s28 ab-s28b ab-s29 ab-s29d
+#   mutation memcheck-moves calls-ab ab-seg ab-s24 s25 ab-s25 s26 ab-s26 ncu-s26 ab-s27 ncu-s27 ab-s27b ab-s27c probe-read ncu-s28 ab-s28 ab-s28b ab-s29 ab-s29d ab-s29k46 probe-markers
+#   ab-s29m ab-s29mq
 # Results go to $OUT/record/PART-BUILD.{json,txt} and are tarred into $OUT/record.tar.gz (the
 # device tool returns at most 8 files a call).
 set -u
@@ -37,6 +38,8 @@ abseg='segmented_binop/inplace(_call)?/and/segments:(10|100)/masks:(4|16)/bits:(
 s27='batch_count/(inplace_)?unset/masks:100/total_bits:(1048576|16777216|134217728)/aligned|inplace_segmented_count_set_bits/|segmented_count_set_bits/ranges:1000/27/|make_masks/inplace_(valid_if/mod3|bools_to_mask/uint8|gather_bits/int32/(sorted|random))/(16|24)/|move_bits/inplace_concatenate/log_bits:(24|26)/unaligned:0/pieces:(10|100)/'
 # Session 29's cells: the counted calls that lease scratch asynchronously, and two controls.
 s29='make_masks/inplace_(valid_if/mod3|bools_to_mask/uint8)/(16|24)/|batch_count/inplace_unset/masks:100/total_bits:(16777216|134217728)/aligned|move_bits/inplace_concatenate/log_bits:24/unaligned:0/pieces:(10|100)/|count_set_bits/(20|27)/'
+# Session 29's marker cells: leases that upload, one that does not, a synchronous count.
+s29m='segmented_binop/inplace(_call)?/and/segments:10/masks:4/bits:(1048576|16777216)/|move_bits/inplace_concatenate/log_bits:24/unaligned:0/pieces:(10|100)/|move_bits/segmented_copy_bits/log_bits:24/|inplace_segmented_count_set_bits/27/1000|make_masks/inplace_bools_to_mask/uint8/16/0|count_set_bits/20/'
 # The host floors' cells (>= 2^24 bits), on the device machine's 16 cores.
 host='segmented_binop/inplace/and/segments:(10|100)/masks:(4|16)/bits:(16777216|134217728)/|count_set_bits/(24|27)|copy_bitmask/(24|27)/|move_bits/(set_bits|copy_bits|segmented_copy_bits|inplace_concatenate)/|batch_count/|make_masks/|superimpose_nulls_tree/'
 
@@ -256,6 +259,27 @@ for part in "$@"; do
     # 100-piece concatenation (descriptors in an upload lease) are controls.
     ab-s29) (export KMASK_BENCH_OWN_QUEUE=1; ab ab-s29 build/ab/s29base "$s29") ;;
     ab-s29d) ab ab-s29d build/ab/s29base "$s29" ;;
+    # The same on Kokkos 4.6.01, whose default CUDA instance has a stream of its own: base
+    # build/ab/s29k46base (04a7402's library), new build/k46-cuda, on the default instance.
+    ab-s29k46)
+      for r in 1 2 3; do
+        bench build/ab/s29k46base/kmask_benchmarks "diag-ab-s29k46-base-$r" 0.05 "$s29"
+        bench $k46/perf_tests/kmask_benchmarks "diag-ab-s29k46-new-$r" 0.05 "$s29"
+      done
+      ;;
+    # Session 29: staging buffers marked by a stream memory write into page-locked memory (asked
+    # by reading it) instead of an event (asked by cudaEventQuery), against build/ab/s29head
+    # (41de1ea), alternated, three rounds, on the default instance and on a stream of the
+    # benchmarks' own: calls whose leases upload (one-shot in-place segmented, concatenations,
+    # piece lists, segmented counts over host ranges), a scratch-leasing call and a synchronous count.
+    ab-s29m) ab ab-s29m build/ab/s29head "$s29m" ;;
+    ab-s29mq) (export KMASK_BENCH_OWN_QUEUE=1; ab ab-s29mq build/ab/s29head "$s29m") ;;
+    # What marking a point of a stream and asking it later costs the host: events against stream
+    # memory writes into page-locked memory (perf_tests/probes/queue_markers.cu, build/probe).
+    probe-markers)
+      timeout "$(left)" build/probe/queue_markers > "$out/probe-markers.txt" 2>&1
+      echo "probe-markers rc=$?"; cat "$out/probe-markers.txt"
+      ;;
     # The CUDA unit tests of a build whose gathers' whole-block path flips one row's bit
     # (build/mut, made by hand for the check): the gather tests must fail.
     mutation)
