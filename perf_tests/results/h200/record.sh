@@ -267,15 +267,17 @@ for part in "$@"; do
         bench $k46/perf_tests/kmask_benchmarks "diag-ab-s29k46-new-$r" 0.05 "$s29"
       done
       ;;
-    # Session 29: staging buffers marked by a stream memory write into page-locked memory (asked
-    # by reading it) instead of an event (asked by cudaEventQuery), against build/ab/s29head
+    # Session 29 (not yet run: no device time was left): staging buffers marked by a stream memory
+    # write into page-locked memory (asked by reading it) instead of an event (asked by
+    # cudaEventQuery; branch s29-stream-markers built into build/cuda), against build/ab/s29head
     # (41de1ea), alternated, three rounds, on the default instance and on a stream of the
     # benchmarks' own: calls whose leases upload (one-shot in-place segmented, concatenations,
     # piece lists, segmented counts over host ranges), a scratch-leasing call and a synchronous count.
     ab-s29m) ab ab-s29m build/ab/s29head "$s29m" ;;
     ab-s29mq) (export KMASK_BENCH_OWN_QUEUE=1; ab ab-s29mq build/ab/s29head "$s29m") ;;
     # What marking a point of a stream and asking it later costs the host: events against stream
-    # memory writes into page-locked memory (perf_tests/probes/queue_markers.cu, build/probe).
+    # memory writes into page-locked memory (perf_tests/probes/queue_markers.cu, build/probe;
+    # not yet run).
     probe-markers)
       timeout "$(left)" build/probe/queue_markers > "$out/probe-markers.txt" 2>&1
       echo "probe-markers rc=$?"; cat "$out/probe-markers.txt"
