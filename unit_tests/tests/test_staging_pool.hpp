@@ -77,9 +77,17 @@ namespace {
 // CUDA's extended lambdas cannot sit in a private member function).
 inline std::pair<std::uint64_t, std::uint64_t> marker_rounds(const TEST_EXECSPACE& exec) {
   using pool = kmask::detail::staging_pool<TEST_EXECSPACE>;
-  Kokkos::View<std::uint64_t*, typename pool::staging_space> seen("kmask_test::marker::seen", 1);
-  Kokkos::View<std::uint64_t*, typename TEST_EXECSPACE::memory_space> busy("kmask_test::marker::busy",
-                                                                           std::size_t{1} << 22);
+  // Filled on `exec`: a default-initialised host View would be filled by the default host space,
+  // whose OpenMP threads ThreadSanitizer cannot follow.
+  Kokkos::View<std::uint64_t*, typename pool::staging_space> seen(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "kmask_test::marker::seen"), 1);
+  Kokkos::View<std::uint64_t*, typename TEST_EXECSPACE::memory_space> busy(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "kmask_test::marker::busy"), std::size_t{1} << 22);
+  Kokkos::parallel_for("kmask_test::marker::clear", Kokkos::RangePolicy<TEST_EXECSPACE>(exec, 0, busy.extent(0)),
+                       KOKKOS_LAMBDA(std::size_t i) {
+                         busy(i) = i;
+                         if (i == 0) seen(0) = 0;
+                       });
   kmask::detail::completion_marker<TEST_EXECSPACE> marker;
   for (std::uint64_t round = 1; round <= 20; ++round) {
     Kokkos::parallel_for("kmask_test::marker::busy", Kokkos::RangePolicy<TEST_EXECSPACE>(exec, 0, busy.extent(0)),
