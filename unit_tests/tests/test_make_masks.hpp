@@ -824,12 +824,12 @@ TEST(TEST_CATEGORY, make_masks_counted_calls_back_to_back_on_one_queue) {
   const auto seed           = base_seed() + 1907;
   std::mt19937_64 rng(seed);
   SCOPED_TRACE(seed_note(seed));
-  constexpr int calls = 48;
+  constexpr std::size_t calls = 48;
   std::vector<ref::result> want;
   std::vector<view_t<TEST_EXECSPACE>> dests;
   std::vector<Kokkos::View<size_type*, MS>> counts;
   std::vector<Kokkos::View<const std::uint8_t*, MS>> values;
-  for (int i = 0; i < calls; ++i) {
+  for (std::size_t i = 0; i < calls; ++i) {
     const size_type n = 1 + static_cast<size_type>(rng() % 70000);
     const auto bytes  = random_bytes(rng, n);
     want.push_back(ref::from_bytes(bytes));
@@ -838,22 +838,16 @@ TEST(TEST_CATEGORY, make_masks_counted_calls_back_to_back_on_one_queue) {
     counts.push_back(poisoned_counts<TEST_EXECSPACE>(2));
   }
   Kokkos::fence();
-  for (int i = 0; i < calls; ++i) {
-    kmask::inplace_bools_to_mask(exec, dests[static_cast<std::size_t>(i)], values[static_cast<std::size_t>(i)],
-                                 counts[static_cast<std::size_t>(i)]);
+  for (std::size_t i = 0; i < calls; ++i) {
+    kmask::inplace_bools_to_mask(exec, dests[i], values[i], counts[i]);
     if (i % 8 == 7) {
       // Synchronous, on the same queue: reads the mask the previous call is still writing.
-      const auto& w     = want[static_cast<std::size_t>(i)];
-      const size_type n = static_cast<size_type>(values[static_cast<std::size_t>(i)].extent(0));
-      EXPECT_EQ(kmask::count_unset_bits(exec, Kokkos::View<const word_type*, MS>(dests[static_cast<std::size_t>(i)]),
-                                        0, n),
-                w.nulls)
+      const size_type n = static_cast<size_type>(values[i].extent(0));
+      EXPECT_EQ(kmask::count_unset_bits(exec, Kokkos::View<const word_type*, MS>(dests[i]), 0, n), want[i].nulls)
           << "synchronous count after call " << i;
     }
   }
   exec.fence();
-  for (int i = 0; i < calls; ++i)
-    EXPECT_TRUE(same_in_place(want[static_cast<std::size_t>(i)], dests[static_cast<std::size_t>(i)],
-                              counts[static_cast<std::size_t>(i)]))
-        << "call " << i;
+  for (std::size_t i = 0; i < calls; ++i)
+    EXPECT_TRUE(same_in_place(want[i], dests[i], counts[i])) << "call " << i;
 }
