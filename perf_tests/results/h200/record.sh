@@ -11,7 +11,7 @@
 # Usage: record.sh PART...   parts: info tests tests-k46 seg-small seg-wide calls conc k46 host alloc threads ncu-tree ncu-tree-sass
 #   ncu-move ncu-count ncu-make make-teams k46-ticket ab-bulk ab-args ab-gather
 #   mutation memcheck-moves calls-ab ab-seg ab-s24 s25 ab-s25 s26 ab-s26 ncu-s26 ab-s27 ncu-s27 ab-s27b ab-s27c probe-read ncu-s28 ab-s28 ab-s28b ab-s29 ab-s29d ab-s29k46 probe-markers
-#   ab-s29m ab-s29mq
+#   ab-s29m ab-s29mq tests-mk
 # Results go to $OUT/record/PART-BUILD.{json,txt} and are tarred into $OUT/record.tar.gz (the
 # device tool returns at most 8 files a call).
 set -u
@@ -55,12 +55,13 @@ bench() {
     --benchmark_out_format=json --benchmark_counters_tabular=true > "$out/$2.txt" 2>&1
   echo "$2 rc=$? $(grep -c manual_time "$out/$2.txt") cells, $((SECONDS - s)) s"
 }
-# ab NAME BASE FILTER: BASE/kmask_benchmarks and build/cuda's alternated, three rounds, as
-# diag-NAME-{base,new}-{1,2,3}.
+# ab NAME BASE FILTER [NEW]: BASE/kmask_benchmarks and NEW's (default build/cuda's perf_tests)
+# alternated, three rounds, as diag-NAME-{base,new}-{1,2,3}.
 ab() {
+  local new=${4:-$k34/perf_tests}
   for r in 1 2 3; do
     bench "$2/kmask_benchmarks" "diag-$1-base-$r" 0.05 "$3"
-    bench $k34/perf_tests/kmask_benchmarks "diag-$1-new-$r" 0.05 "$3"
+    bench "$new/kmask_benchmarks" "diag-$1-new-$r" 0.05 "$3"
   done
 }
 tests() {
@@ -97,6 +98,9 @@ for part in "$@"; do
       ;;
     tests) tests $k34 kokkos-3.4.01 ;;
     tests-k46) tests $k46 kokkos-4.6.01 ;;
+    # The stream-marker library's suite (branch s30-markers: s29-stream-markers' compat.hpp on
+    # d8d8d67's tests), build/ab/mk/unit_tests (Kokkos 3.4.01).
+    tests-mk) tests build/ab/mk kokkos-3.4.01-markers ;;
     # The segmented cells with the warp-per-segment and KokkosBlas peers: every mask of 32 and 128
     # bits (6.5 minutes: preparing 10^4-10^5 masks one allocation each is most of it), and the wide
     # cells of the design note's table at 2^20 and 2^24 bits, the OR case and 10 segments at 2^27.
