@@ -11,7 +11,7 @@
 # Usage: record.sh PART...   parts: info tests tests-k46 seg-small seg-wide calls conc k46 host alloc threads ncu-tree ncu-tree-sass
 #   ncu-move ncu-count ncu-make make-teams k46-ticket ab-bulk ab-args ab-gather
 #   mutation memcheck-moves calls-ab ab-seg ab-s24 s25 ab-s25 s26 ab-s26 ncu-s26 ab-s27 ncu-s27 ab-s27b ab-s27c probe-read ncu-s28 ab-s28 ab-s28b ab-s29 ab-s29d ab-s29k46 probe-markers
-#   ab-s29m ab-s29mq tests-mk
+#   ab-s29m ab-s29mq tests-mk tails
 # Results go to $OUT/record/PART-BUILD.{json,txt} and are tarred into $OUT/record.tar.gz (the
 # device tool returns at most 8 files a call).
 set -u
@@ -40,6 +40,9 @@ s27='batch_count/(inplace_)?unset/masks:100/total_bits:(1048576|16777216|1342177
 s29='make_masks/inplace_(valid_if/mod3|bools_to_mask/uint8)/(16|24)/|batch_count/inplace_unset/masks:100/total_bits:(16777216|134217728)/aligned|move_bits/inplace_concatenate/log_bits:24/unaligned:0/pieces:(10|100)/|count_set_bits/(20|27)/'
 # Session 29's marker cells: leases that upload, one that does not, a synchronous count.
 s29m='segmented_binop/inplace(_call)?/and/segments:10/masks:4/bits:(1048576|16777216)/|move_bits/inplace_concatenate/log_bits:24/unaligned:0/pieces:(10|100)/|move_bits/segmented_copy_bits/log_bits:24/|inplace_segmented_count_set_bits/27/1000|make_masks/inplace_bools_to_mask/uint8/16/0|count_set_bits/20/'
+# The allocating cells whose tails miss issue 18's p99 <= 2 x p50 (10000 segments of 4 masks or
+# more), and 10000 x 2, whose host pass stays on the calling thread.
+tails='segmented_binop/alloc/and/segments:10000/masks:(2|4|16)/bits:(32|128)/'
 # The host floors' cells (>= 2^24 bits), on the device machine's 16 cores.
 host='segmented_binop/inplace/and/segments:(10|100)/masks:(4|16)/bits:(16777216|134217728)/|count_set_bits/(24|27)|copy_bitmask/(24|27)/|move_bits/(set_bits|copy_bits|segmented_copy_bits|inplace_concatenate)/|batch_count/|make_masks/|superimpose_nulls_tree/'
 
@@ -326,6 +329,20 @@ for part in "$@"; do
       for t in 1 8 16; do
         OMP_NUM_THREADS=$t KMASK_BENCH_POOLED_MASKS=1 bench $k34/perf_tests/kmask_benchmarks diag-threads-$t-k34 0.02 \
           'segmented_binop/alloc/and/segments:10000/masks:(4|8|16)/bits:(32|128)/'
+      done
+      ;;
+    # Session 30's question about the allocating tails: every cell over 2x p50 at p99 in calls
+    # 30.2-30.4 is a call whose host pass is threaded (>= 32768 sources). Are the 3-16 ms outliers
+    # the caller losing its core for a scheduler tick while the OpenMP workers spin on every core?
+    # The same cells (masks carved from one allocation, which keeps their tails and prepares them
+    # in seconds; 10000 x 2, a serial pass, as the control), two rounds, alternating: workers
+    # spinning (the default), sleeping at once (OMP_WAIT_POLICY=passive), one core left to the
+    # CUDA driver's threads (OMP_NUM_THREADS=15).
+    tails)
+      for r in 1 2; do
+        KMASK_BENCH_POOLED_MASKS=1 bench $k34/perf_tests/kmask_benchmarks diag-tails-default-$r 0.2 "$tails"
+        KMASK_BENCH_POOLED_MASKS=1 OMP_WAIT_POLICY=passive bench $k34/perf_tests/kmask_benchmarks diag-tails-passive-$r 0.2 "$tails"
+        KMASK_BENCH_POOLED_MASKS=1 OMP_NUM_THREADS=15 bench $k34/perf_tests/kmask_benchmarks diag-tails-t15-$r 0.2 "$tails"
       done
       ;;
     # ncu of the struct tree's walk at 2^20 and 2^24 bits on both Kokkos builds (4.6.01 read 3x slower).
