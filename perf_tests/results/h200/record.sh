@@ -11,7 +11,7 @@
 # Usage: record.sh PART...   parts: info tests tests-k46 seg-small seg-wide calls conc k46 host alloc threads ncu-tree ncu-tree-sass
 #   ncu-move ncu-count ncu-make make-teams k46-ticket ab-bulk ab-args ab-gather
 #   mutation memcheck-moves calls-ab ab-seg ab-s24 s25 ab-s25 s26 ab-s26 ncu-s26 ab-s27 ncu-s27 ab-s27b ab-s27c probe-read ncu-s28 ab-s28 ab-s28b ab-s29 ab-s29d ab-s29k46 probe-markers
-#   ab-s29m ab-s29mq tests-mk tails
+#   ab-s29m ab-s29mq tests-mk tails host-scale
 # Results go to $OUT/record/PART-BUILD.{json,txt} and are tarred into $OUT/record.tar.gz (the
 # device tool returns at most 8 files a call).
 set -u
@@ -43,6 +43,8 @@ s29m='segmented_binop/inplace(_call)?/and/segments:10/masks:4/bits:(1048576|1677
 # The allocating cells whose tails miss issue 18's p99 <= 2 x p50 (10000 segments of 4 masks or
 # more), and 10000 x 2, whose host pass stays on the calling thread.
 tails='segmented_binop/alloc/and/segments:10000/masks:(2|4|16)/bits:(32|128)/'
+# The host's piece lists and a one-piece copy of the same bits (host-scale).
+hostscale='move_bits/(copy_bits|segmented_copy_bits)/log_bits:24/unaligned:0|move_bits/inplace_concatenate/log_bits:24/unaligned:0/pieces:(10|100)/'
 # The host floors' cells (>= 2^24 bits), on the device machine's 16 cores.
 host='segmented_binop/inplace/and/segments:(10|100)/masks:(4|16)/bits:(16777216|134217728)/|count_set_bits/(24|27)|copy_bitmask/(24|27)/|move_bits/(set_bits|copy_bits|segmented_copy_bits|inplace_concatenate)/|batch_count/|make_masks/|superimpose_nulls_tree/'
 
@@ -344,6 +346,23 @@ for part in "$@"; do
         KMASK_BENCH_POOLED_MASKS=1 OMP_WAIT_POLICY=passive bench $k34/perf_tests/kmask_benchmarks diag-tails-passive-$r 0.2 "$tails"
         KMASK_BENCH_POOLED_MASKS=1 OMP_NUM_THREADS=15 bench $k34/perf_tests/kmask_benchmarks diag-tails-t15-$r 0.2 "$tails"
       done
+      ;;
+    # Session 30 (not yet run: no device time was left): the host's piece lists against thread count. segmented_copy_bits of 1000 pieces
+    # is 0.15 of a host copy on the 16 cores (calls 30.2) and 0.5 on the 2-core development
+    # machine: its time against OMP_NUM_THREADS 1-16 beside copy_bits of the same bits, then the
+    # 16-thread case under perf (where the device image has it).
+    host-scale)
+      for t in 1 2 4 8 16; do
+        OMP_NUM_THREADS=$t bench build/host/perf_tests/kmask_benchmarks diag-host-scale-t$t 0.1 "$hostscale"
+      done
+      if command -v perf > /dev/null; then
+        timeout "$(left)" perf record -o /tmp/host-scale.perf build/host/perf_tests/kmask_benchmarks \
+          --benchmark_min_time=1 '--benchmark_filter=move_bits/segmented_copy_bits/log_bits:24/unaligned:0' > /dev/null 2>&1
+        perf report -i /tmp/host-scale.perf --no-children --percent-limit 0.5 --stdio > "$out/perf-host-scale.txt" 2>&1
+        echo "perf rc=$?"; head -40 "$out/perf-host-scale.txt"
+      else
+        echo "no perf on this machine"
+      fi
       ;;
     # ncu of the struct tree's walk at 2^20 and 2^24 bits on both Kokkos builds (4.6.01 read 3x slower).
     ncu-tree)
