@@ -102,38 +102,53 @@ namespace kmask_host_simd_test {
 template <class Index, bool Check>
 void check_wide_gather(std::mt19937_64& rng) {
 #if defined(KMASK_HOST_AVX512)
-  for (const size_type words : word_counts(rng)) {
-    const size_type size_bits = 1 + static_cast<size_type>(rng() % 3000);
-    const size_type begin     = static_cast<size_type>(rng() % 100);
-    const ref::words src      = random_words(rng, static_cast<std::size_t>(kmask::num_words(begin + size_bits)));
-    std::vector<Index> idx(static_cast<std::size_t>(32 * words));
-    const bool some_bad = Check && rng() % 2 == 0;
-    for (auto& j : idx) {
-      const auto r = rng() % 100;
-      j = static_cast<Index>(rng() % static_cast<std::uint64_t>(size_bits));
-      if (some_bad && r == 0) j = static_cast<Index>(-1 - static_cast<Index>(rng() % 5));
-      if (some_bad && r == 1) j = static_cast<Index>(size_bits + static_cast<size_type>(rng() % 5));
-    }
-    std::vector<std::int64_t> as64(idx.begin(), idx.end());
-    for (const bool absent : {false, true}) {
-      for (const word_type flip : {word_type{0}, word_type{1}}) {
-        std::int64_t ref_bad = -1;
-        ref::result want     = ref::gather(absent ? nullptr : &src, begin, size_bits, as64, &ref_bad);
-        if (flip != 0)  // an inverted source: its in-range bits complemented
-          for (std::size_t i = 0; i < as64.size(); ++i)
-            if (as64[i] >= 0 && as64[i] < size_bits) ref::set_bit(want.mask, static_cast<std::int64_t>(i), 1 - ref::get_bit(want.mask, static_cast<std::int64_t>(i)));
-        std::vector<word_type> out(static_cast<std::size_t>(words) + 1, poison);
-        size_type first_bad = std::numeric_limits<size_type>::max();
-        const size_type set = kmask::detail::avx512_gather_words<Check>(absent ? nullptr : src.data(), begin, size_bits,
-                                                                        idx.data(), flip, words, out.data(), first_bad);
-        for (size_type w = 0; w < words; ++w)
-          ASSERT_EQ(out[static_cast<std::size_t>(w)], want.mask[static_cast<std::size_t>(w)])
-              << "word " << w << " of " << words << ", " << sizeof(Index) * 8 << "-bit indices, check " << Check
-              << ", absent " << absent << ", flip " << flip << "; " << seed_note(base_seed());
-        ASSERT_EQ(out[static_cast<std::size_t>(words)], poison) << "wrote past " << words << " words";
-        ASSERT_EQ(set, ref::count_set(want.mask, 0, 32 * words)) << words << " words";
-        if (Check)
-          ASSERT_EQ(first_bad, ref_bad < 0 ? std::numeric_limits<size_type>::max() : ref_bad) << words << " words";
+  // Index patterns: random (every group gathered); a filter's sorted rows (i + i / 2 from a random
+  // start, wrapping: groups in one 64-bit window, the wrap's not); groups clustered within 0-69
+  // bits of a random point, in any order (inside the window or just past it); the same clustered
+  // in the source's last 70 bits (the two-word load must not pass the source's last word).
+  for (int pattern = 0; pattern < 4; ++pattern) {
+    for (const size_type words : word_counts(rng)) {
+      const size_type size_bits = 1 + static_cast<size_type>(rng() % 3000);
+      const size_type begin     = static_cast<size_type>(rng() % 100);
+      const ref::words src      = random_words(rng, static_cast<std::size_t>(kmask::num_words(begin + size_bits)));
+      std::vector<Index> idx(static_cast<std::size_t>(32 * words));
+      const bool some_bad = Check && rng() % 2 == 0;
+      const auto size     = static_cast<std::uint64_t>(size_bits);
+      const std::uint64_t start = rng() % size, spread = 1 + rng() % 70;
+      std::uint64_t center = 0;
+      for (std::size_t i = 0; i < idx.size(); ++i) {
+        const std::uint64_t tail = std::min<std::uint64_t>(size, 70);
+        if (i % 8 == 0) center = pattern == 3 ? size - tail + rng() % tail : rng() % size;
+        std::uint64_t v = rng() % size;
+        if (pattern == 1) v = (start + i + i / 2) % size;
+        if (pattern >= 2) v = (center + rng() % spread) % size;
+        idx[i]       = static_cast<Index>(v);
+        const auto r = rng() % 100;
+        if (some_bad && r == 0) idx[i] = static_cast<Index>(-1 - static_cast<Index>(rng() % 5));
+        if (some_bad && r == 1) idx[i] = static_cast<Index>(size_bits + static_cast<size_type>(rng() % 5));
+      }
+      std::vector<std::int64_t> as64(idx.begin(), idx.end());
+      for (const bool absent : {false, true}) {
+        for (const word_type flip : {word_type{0}, word_type{1}}) {
+          std::int64_t ref_bad = -1;
+          ref::result want     = ref::gather(absent ? nullptr : &src, begin, size_bits, as64, &ref_bad);
+          if (flip != 0)  // an inverted source: its in-range bits complemented
+            for (std::size_t i = 0; i < as64.size(); ++i)
+              if (as64[i] >= 0 && as64[i] < size_bits) ref::set_bit(want.mask, static_cast<std::int64_t>(i), 1 - ref::get_bit(want.mask, static_cast<std::int64_t>(i)));
+          std::vector<word_type> out(static_cast<std::size_t>(words) + 1, poison);
+          size_type first_bad = std::numeric_limits<size_type>::max();
+          const size_type set = kmask::detail::avx512_gather_words<Check>(absent ? nullptr : src.data(), begin, size_bits,
+                                                                          idx.data(), flip, words, out.data(), first_bad);
+          for (size_type w = 0; w < words; ++w)
+            ASSERT_EQ(out[static_cast<std::size_t>(w)], want.mask[static_cast<std::size_t>(w)])
+                << "word " << w << " of " << words << ", " << sizeof(Index) * 8 << "-bit indices, check " << Check
+                << ", absent " << absent << ", flip " << flip << ", index pattern " << pattern << "; "
+                << seed_note(base_seed());
+          ASSERT_EQ(out[static_cast<std::size_t>(words)], poison) << "wrote past " << words << " words";
+          ASSERT_EQ(set, ref::count_set(want.mask, 0, 32 * words)) << words << " words";
+          if (Check)
+            ASSERT_EQ(first_bad, ref_bad < 0 ? std::numeric_limits<size_type>::max() : ref_bad) << words << " words";
+        }
       }
     }
   }

@@ -150,8 +150,10 @@ __attribute__((target("avx512f"))) inline void avx512_shifted_words(word_type* d
 // out[0, words) gathered: bit k of word w is bit (base + j) of m, XORed with `flip` (0 or 1), for
 // j = idx[32w + k] when Check finds it in [0, size_bits) (as unsigned), else 0; m null reads as
 // ones. Eight rows an instruction: their 64-bit positions, one masked gather of their words (an
-// out-of-range row loads nothing), a variable shift and a bit test. Returns the set bits; the
-// first out-of-range row (relative to idx) goes to `first_bad` when it is below it.
+// out-of-range row loads nothing), a variable shift and a bit test. Eight rows whose bits all lie
+// in the 64 bits from the word of the first one's (a filter's sorted indices) take those two words
+// in one load instead: a gather is one load a row. Returns the set bits; the first out-of-range
+// row (relative to idx) goes to `first_bad` when it is below it.
 template <bool Check, class Index>
 __attribute__((target("avx512f,popcnt"))) inline size_type avx512_gather_words(const word_type* m, size_type base,
                                                                              size_type size_bits, const Index* idx,
@@ -162,6 +164,9 @@ __attribute__((target("avx512f,popcnt"))) inline size_type avx512_gather_words(c
   const __m512i base_v = _mm512_set1_epi64(static_cast<long long>(base));
   const __m512i low5   = _mm512_set1_epi64(31);
   const __m512i one    = _mm512_set1_epi64(1);
+  const __m512i window = _mm512_set1_epi64(64);
+  // The source's last word: a two-word load must start before it.
+  const std::uint64_t last_word = size_bits > 0 ? static_cast<std::uint64_t>(base + size_bits - 1) >> 5 : 0;
   std::uint64_t set    = 0;
   for (size_type w = 0; w < words; ++w) {
     word_type v = 0;
@@ -179,10 +184,22 @@ __attribute__((target("avx512f,popcnt"))) inline size_type avx512_gather_words(c
       }
       __mmask8 b = ok;
       if (m != nullptr) {
-        const __m512i q    = _mm512_add_epi64(j, base_v);
-        const __m256i word = _mm512_mask_i64gather_epi32(_mm256_setzero_si256(), ok, _mm512_srli_epi64(q, 5), m, 4);
-        const __m512i bit  = _mm512_srlv_epi64(_mm512_cvtepu32_epi64(word), _mm512_and_si512(q, low5));
-        b                  = _mm512_mask_test_epi64_mask(ok, bit, one);
+        const __m512i q = _mm512_add_epi64(j, base_v);
+        // Rows 0 and 7 within 64 bits, tested in scalars first: random rows skip the vector test.
+        const auto row0  = static_cast<std::uint64_t>(at[0]);
+        const auto first = (static_cast<std::uint64_t>(base) + row0) >> 5;  // row 0's word
+        const bool near  = static_cast<std::uint64_t>(at[7]) - row0 < 64 && ok == 0xFF && first < last_word;
+        const __m512i d  = _mm512_sub_epi64(q, _mm512_set1_epi64(static_cast<long long>(first << 5)));
+        if (near && _mm512_cmplt_epu64_mask(d, window) == 0xFF) {
+          std::uint64_t two;  // words first and first + 1, little-endian
+          std::memcpy(&two, m + first, sizeof two);
+          b = _mm512_test_epi64_mask(_mm512_srlv_epi64(_mm512_set1_epi64(static_cast<long long>(two)), d), one);
+        } else {
+          const __m256i word =
+              _mm512_mask_i64gather_epi32(_mm256_setzero_si256(), ok, _mm512_srli_epi64(q, 5), m, 4);
+          const __m512i bit = _mm512_srlv_epi64(_mm512_cvtepu32_epi64(word), _mm512_and_si512(q, low5));
+          b                 = _mm512_mask_test_epi64_mask(ok, bit, one);
+        }
       }
       if (flip != 0) b = static_cast<__mmask8>(b ^ ok);
       v |= static_cast<word_type>(b) << (8 * g);
