@@ -114,10 +114,9 @@ void check_wide_gather(std::mt19937_64& rng) {
       std::vector<Index> idx(static_cast<std::size_t>(32 * words));
       const bool some_bad = Check && rng() % 2 == 0;
       const auto size     = static_cast<std::uint64_t>(size_bits);
-      const std::uint64_t start = rng() % size, spread = 1 + rng() % 70;
+      const std::uint64_t start = rng() % size, spread = 1 + rng() % 70, tail = std::min<std::uint64_t>(size, 70);
       std::uint64_t center = 0;
       for (std::size_t i = 0; i < idx.size(); ++i) {
-        const std::uint64_t tail = std::min<std::uint64_t>(size, 70);
         if (i % 8 == 0) center = pattern == 3 ? size - tail + rng() % tail : rng() % size;
         std::uint64_t v = rng() % size;
         if (pattern == 1) v = (start + i + i / 2) % size;

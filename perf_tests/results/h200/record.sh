@@ -103,8 +103,8 @@ for part in "$@"; do
       ;;
     tests) tests $k34 kokkos-3.4.01 ;;
     tests-k46) tests $k46 kokkos-4.6.01 ;;
-    # The stream-marker library's suite (branch s30-markers: s29-stream-markers' compat.hpp on
-    # d8d8d67's tests), build/ab/mk/unit_tests (Kokkos 3.4.01).
+    # The stream-marker library's suite (s29-stream-markers' compat.hpp on d8d8d67's tests, built
+    # into build/ab/mk/unit_tests; Kokkos 3.4.01). Run in call 30.1.
     tests-mk) tests build/ab/mk kokkos-3.4.01-markers ;;
     # The segmented cells with the warp-per-segment and KokkosBlas peers: every mask of 32 and 128
     # bits (6.5 minutes: preparing 10^4-10^5 masks one allocation each is most of it), and the wide
@@ -276,7 +276,7 @@ for part in "$@"; do
         bench $k46/perf_tests/kmask_benchmarks "diag-ab-s29k46-new-$r" 0.05 "$s29"
       done
       ;;
-    # Session 29 (not yet run: no device time was left): staging buffers marked by a stream memory
+    # Session 29, run in call 30.1 (../h100/ab-s29m.md): staging buffers marked by a stream memory
     # write into page-locked memory (asked by reading it) instead of an event (asked by
     # cudaEventQuery; branch s29-stream-markers built into build/cuda), against build/ab/s29head
     # (41de1ea), alternated, three rounds, on the default instance and on a stream of the
@@ -285,8 +285,8 @@ for part in "$@"; do
     ab-s29m) ab ab-s29m build/ab/s29head "$s29m" ;;
     ab-s29mq) (export KMASK_BENCH_OWN_QUEUE=1; ab ab-s29mq build/ab/s29head "$s29m") ;;
     # What marking a point of a stream and asking it later costs the host: events against stream
-    # memory writes into page-locked memory (perf_tests/probes/queue_markers.cu, build/probe;
-    # not yet run).
+    # memory writes into page-locked memory (perf_tests/probes/queue_markers.cu, build/probe; run
+    # in call 30.1).
     probe-markers)
       timeout "$(left)" build/probe/queue_markers > "$out/probe-markers.txt" 2>&1
       echo "probe-markers rc=$?"; cat "$out/probe-markers.txt"
@@ -347,10 +347,11 @@ for part in "$@"; do
         KMASK_BENCH_POOLED_MASKS=1 OMP_NUM_THREADS=15 bench $k34/perf_tests/kmask_benchmarks diag-tails-t15-$r 0.2 "$tails"
       done
       ;;
-    # Session 30 (not yet run: no device time was left): the host's piece lists against thread count. segmented_copy_bits of 1000 pieces
-    # is 0.15 of a host copy on the 16 cores (calls 30.2) and 0.5 on the 2-core development
-    # machine: its time against OMP_NUM_THREADS 1-16 beside copy_bits of the same bits, then the
-    # 16-thread case under perf (where the device image has it).
+    # Session 30 (not yet run: no device time was left): the host's piece lists against thread
+    # count. segmented_copy_bits of 1000 pieces costs ~90 us more than one piece of the same bits
+    # on the 16 cores (call 30.2) and ~27 us more on the 2-core development machine: its time
+    # against OMP_NUM_THREADS 1-16 beside copy_bits of the same bits, then the 16-thread case
+    # under perf (where the device image has it).
     host-scale)
       for t in 1 2 4 8 16; do
         OMP_NUM_THREADS=$t bench build/host/perf_tests/kmask_benchmarks diag-host-scale-t$t 0.1 "$hostscale"
