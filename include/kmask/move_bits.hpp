@@ -17,6 +17,7 @@
 #include <kmask/detail/compat.hpp>
 #include <kmask/detail/mask_lists.hpp>
 #include <kmask/detail/move_bits_calls.hpp>
+#include <kmask/detail/move_bits_list_calls.hpp>
 #include <kmask/detail/segmented_calls.hpp>
 #include <kmask/types.hpp>
 

@@ -507,86 +507,12 @@ void set_bits_call(const ExecSpace& exec, const move_names& n, const dest_mask& 
   run_moves(n.fn, exec, {constant_piece(mask, begin_bit, size, valid, 0)}, nullptr);
 }
 
-template <class ExecSpace, class Dests>
-void set_bits_bulk_call(const ExecSpace& exec, const move_names& n, const Dests& masks,
-                        const std::vector<size_type>& begin_bits, const std::vector<size_type>& end_bits,
-                        const std::vector<bool>& valid) {
-  check_list_lengths(n.fn, n.dests, masks.size(), "begin_bits", begin_bits.size());
-  check_list_lengths(n.fn, n.dests, masks.size(), "end_bits", end_bits.size());
-  check_list_lengths(n.fn, n.dests, masks.size(), "valid", valid.size());
-  run_piece_list(n, exec, masks.size(), true, [&](bool check, const auto& sink) {
-    for (std::size_t i = 0; i < masks.size(); ++i) {
-      const dest_mask d    = masks[i];
-      const size_type size = check ? check_move_dest(n, i, d, begin_bits[i], end_bits[i]) : end_bits[i] - begin_bits[i];
-      sink(constant_piece(d, begin_bits[i], size, valid[i], i));
-    }
-  }, nullptr);
-}
-
 template <class ExecSpace>
 void copy_bits_call(const ExecSpace& exec, const move_names& n, const dest_mask& dest, size_type dest_begin_bit,
                     const source_mask& src, size_type size_bits) {
   check_move_dest(n, no_index, dest, dest_begin_bit, size_bits);
   check_move_source(n, no_index, src, size_bits);
   run_moves(n.fn, exec, {copy_piece(dest, dest_begin_bit, src, size_bits, false, 0)}, nullptr);
-}
-
-template <class ExecSpace, class Dests, class Sources>
-void segmented_copy_bits_call(const ExecSpace& exec, const move_names& n, const Dests& dests,
-                              const std::vector<size_type>& dest_begin_bits, const Sources& srcs,
-                              const std::vector<size_type>& sizes_bits) {
-  check_list_lengths(n.fn, n.dests, dests.size(), n.dest_begins, dest_begin_bits.size());
-  check_list_lengths(n.fn, n.dests, dests.size(), n.srcs, srcs.size());
-  check_list_lengths(n.fn, n.dests, dests.size(), n.sizes, sizes_bits.size());
-  run_piece_list(n, exec, dests.size(), true, [&](bool check, const auto& sink) {
-    for (std::size_t i = 0; i < dests.size(); ++i) {
-      const dest_mask d   = dests[i];
-      const source_mask s = srcs[i];
-      if (check) {
-        check_move_dest(n, i, d, dest_begin_bits[i], sizes_bits[i]);
-        check_move_source(n, i, s, sizes_bits[i]);
-      }
-      sink(copy_piece(d, dest_begin_bits[i], s, sizes_bits[i], false, i));
-    }
-  }, nullptr);
-}
-
-// concatenate's pieces back to back into `dest` from bit 0, then zeros to the end of the last
-// word (and, for a new mask, through its padding): `fill_to_words` words are written in all.
-template <class ExecSpace, class Sources>
-size_type concatenate_call(const ExecSpace& exec, const move_names& n, const dest_mask* dest, const Sources& masks,
-                           const std::vector<size_type>& sizes_bits, size_type* null_count, bool read_count,
-                           Kokkos::View<word_type*, typename ExecSpace::memory_space>* allocated) {
-  check_list_lengths(n.fn, n.srcs, masks.size(), n.sizes, sizes_bits.size());
-  size_type total = 0;
-  for (std::size_t i = 0; i < masks.size(); ++i) {
-    const size_type s = sizes_bits[i];
-    if (s < 0) check_move_dest(n, i, dest_mask{}, 0, s);  // throws: "<sizes>[i] = -1 is negative"
-    if (s > max_bits) check_move_dest(n, i, dest_mask{}, 0, s);
-    total += s;
-    check_concatenate_total(n.fn, total);
-    check_move_source(n, i, masks[i], s);
-  }
-  dest_mask d;
-  if (allocated != nullptr) {
-    const size_type padded = allocation_size_bytes(total) / static_cast<size_type>(sizeof(word_type));
-    *allocated = Kokkos::View<word_type*, typename ExecSpace::memory_space>(
-        Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, std::string(n.fn) + "::mask"), padded);
-    d = {allocated->data(), padded};
-  } else {
-    d = *dest;
-    check_concatenate_dest(n.fn, n.pointers, d, total);
-  }
-  const size_type fill_to = allocated != nullptr ? d.extent_words * word_bits : num_words(total) * word_bits;
-  // Checked above (the total sizes the destination); back to back, so never overlapping.
-  return run_piece_list(n, exec, masks.size() + 1, false, [&](bool, const auto& sink) {
-    size_type at = 0;
-    for (std::size_t i = 0; i < masks.size(); ++i) {
-      sink(copy_piece(d, at, masks[i], sizes_bits[i], true, i));
-      at += sizes_bits[i];
-    }
-    sink(constant_piece(d, total, fill_to - total, false, masks.size()));
-  }, null_count, read_count);
 }
 
 }  // namespace detail

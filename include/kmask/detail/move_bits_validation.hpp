@@ -34,6 +34,21 @@ size_type check_move_dest(const move_names& n, std::size_t i, const dest_mask& d
                           size_type size_or_end);
 // Checks piece `i`'s source over `size` bits from its begin_bit (size checked); false when absent.
 bool check_move_source(const move_names& n, std::size_t i, const source_mask& s, size_type size);
+// Whether check_move_dest would pass, without a message: the threaded list pass
+// (move_bits_threaded_list.hpp) tests pieces with it and sends any that fail back to the checks
+// above, which name them. A source's test is check_source (validation.hpp) != invalid.
+inline bool move_dest_ok(bool ends, const dest_mask& d, size_type begin, size_type size_or_end) {
+  if (begin < 0 || begin > max_bits) return false;
+  size_type size = size_or_end;
+  if (ends) {
+    if (size_or_end < begin || size_or_end > max_bits) return false;
+    size = size_or_end - begin;
+  } else if (size < 0 || size > max_bits || begin + size > max_bits) {
+    return false;
+  }
+  if (d.extent_words < 0 || (size > 0 && d.words == nullptr)) return false;
+  return begin + size <= capacity_bits(d.extent_words);
+}
 [[noreturn]] void report_overlapping_ranges(const move_names& n, std::size_t a, size_type a_begin, size_type a_end,
                                             std::size_t b, size_type b_begin, size_type b_end);
 // concatenate's destination and the pieces' total.
