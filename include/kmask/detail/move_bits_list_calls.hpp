@@ -30,9 +30,10 @@ void set_bits_bulk_call(const ExecSpace& exec, const move_names& n, const Dests&
   if (run_threaded_piece_list(n.fn, exec, masks.size(), ok, at, nullptr, false, unused)) return;
   run_piece_list(n, exec, masks.size(), true, [&](bool check, const auto& sink) {
     for (std::size_t i = 0; i < masks.size(); ++i) {
-      const dest_mask d    = masks[i];
-      const size_type size = check ? check_move_dest(n, i, d, begin_bits[i], end_bits[i]) : end_bits[i] - begin_bits[i];
-      sink(constant_piece(d, begin_bits[i], size, valid[i], i));
+      const dest_mask d = masks[i];
+      if (check && !move_dest_ok(true, d, begin_bits[i], end_bits[i]))
+        check_move_dest(n, i, d, begin_bits[i], end_bits[i]);  // throws, naming it
+      sink(constant_piece(d, begin_bits[i], end_bits[i] - begin_bits[i], valid[i], i));
     }
   }, nullptr);
 }
@@ -57,7 +58,9 @@ void segmented_copy_bits_call(const ExecSpace& exec, const move_names& n, const 
     for (std::size_t i = 0; i < dests.size(); ++i) {
       const dest_mask d   = dests[i];
       const source_mask s = srcs[i];
-      if (check) {
+      // The inline tests first: the checks' calls (which build messages) only for a failing piece.
+      if (check && !(move_dest_ok(false, d, dest_begin_bits[i], sizes_bits[i]) &&
+                     check_source(s, sizes_bits[i]) != source_status::invalid)) {
         check_move_dest(n, i, d, dest_begin_bits[i], sizes_bits[i]);
         check_move_source(n, i, s, sizes_bits[i]);
       }
@@ -101,7 +104,8 @@ size_type concatenate_call(const ExecSpace& exec, const move_names& n, const des
       if (s > max_bits) check_move_dest(n, i, dest_mask{}, 0, s);
       total += s;
       check_concatenate_total(n.fn, total);
-      check_move_source(n, i, masks[i], s);
+      const source_mask src = masks[i];
+      if (check_source(src, s) == source_status::invalid) check_move_source(n, i, src, s);
     }
   }
   dest_mask d;
