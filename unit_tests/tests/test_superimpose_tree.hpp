@@ -440,3 +440,36 @@ TEST(TEST_CATEGORY, superimpose_tree_errors_write_nothing) {
                                            std::string(fn) + "masks[1] overlaps masks[0]: both would be written at once");
   }
 }
+
+// Masks of several CPU units (tree_tuning::cpu_unit_words words each) with nodes read from a later
+// bit of their own mask: fewer than cpu_halo_max_words words ahead they are walked in place, each
+// unit taking the source words past its end from a halo copied before the walk (the next unit
+// may have written them first, which several threads make likely); at and past that they are
+// staged whole; past the node's own words they overlap nothing. Every other space walks them as
+// any sliced node.
+TEST(TEST_CATEGORY, superimpose_tree_sliced_in_place_across_units) {
+  const auto seed = base_seed() + 1611;
+  SCOPED_TRACE(seed_note(seed));
+  std::mt19937_64 rng(seed);
+  using tuning          = kmask::detail::tree_tuning<TEST_EXECSPACE>;
+  const size_type unit  = 32 * tuning::cpu_unit_words, halo = tuning::cpu_halo_max_words;
+  const size_type aheads[] = {0, 1, 2, 31, halo / 2, halo - 2, halo - 1, halo, halo + 1, 3 * halo};
+  for (int round = 0; round < 4; ++round) {
+    // 2-5 units and a part; round 0 ends exactly on a unit boundary.
+    const size_type bits = unit * static_cast<size_type>(2 + rng() % 4) +
+                           (round == 0 ? 0 : 1 + static_cast<size_type>(rng() % static_cast<std::uint64_t>(unit - 1)));
+    auto f = tree::random_forest(rng, 6 + static_cast<size_type>(rng() % 6), 4, bits, 2, 0);
+    for (std::size_t k = 0; k < f.masks.size(); ++k) {
+      if (rng() % 4 == 0) continue;  // some nodes stay aligned
+      const size_type ahead = aheads[rng() % (sizeof(aheads) / sizeof(aheads[0]))];
+      const size_type b     = 32 * ahead + (rng() % 3 == 0 ? 0 : static_cast<size_type>(rng() % 32));
+      f.begins[k]           = b;
+      f.masks[k]            = random_words(rng, static_cast<std::size_t>(kmask::num_words(b + bits) + rng() % 2));
+    }
+    // One node read past its own words: no overlap, nothing staged.
+    const std::size_t far = static_cast<std::size_t>(rng() % f.masks.size());
+    f.begins[far]         = 32 * (kmask::num_words(bits) + 3) + 5;
+    f.masks[far]          = random_words(rng, static_cast<std::size_t>(kmask::num_words(f.begins[far] + bits)));
+    ASSERT_TRUE(tree::run_and_check<TEST_EXECSPACE>(f, round % 2 == 1)) << "size_bits " << bits;
+  }
+}

@@ -29,6 +29,10 @@ struct segmented_problem {
   size_type size_bits;
   const size_type* offsets;  // num_segments + 1 entries, checked
   size_type num_segments;
+  // A source read from a later bit of its own segment's destination, fewer than this many words
+  // (plus one) ahead, is not staged for overlapping that destination: the kernel reads it in
+  // place, ahead of its writes (the CPU tree walk with halos, tree_kernels.hpp). 0: always staged.
+  size_type own_forward_words = 0;
 };
 
 // A counter view the call writes one count per segment into, checked with the shape.
@@ -269,7 +273,8 @@ std::vector<size_type> sources_to_stage(const segmented_problem<Sources, Dests>&
   for (size_type s = 0; s < p.num_segments; ++s) {
     for (size_type j = p.offsets[s]; j < p.offsets[s + 1]; ++j) {
       const source_mask m     = p.sources[static_cast<std::size_t>(j)];
-      const bool own_in_place = m.begin_bit == 0 && m.words == p.dests[static_cast<std::size_t>(s)].words;
+      const bool own          = m.words == p.dests[static_cast<std::size_t>(s)].words;
+      const bool own_in_place = own && (m.begin_bit == 0 || m.begin_bit / word_bits < p.own_forward_words);
       if (dests.find(words_of(m.words, m.begin_bit, p.size_bits), own_in_place ? s : -1) >= 0) staged.push_back(j);
     }
   }

@@ -175,6 +175,71 @@ tree_args<ExecSpace> tree_args_of(const E& e, const Kokkos::View<size_type*, typ
                               e.count_scratch};
 }
 
+// CPU form: the nodes read from a later bit of their own mask, fewer than
+// tree_tuning::cpu_halo_max_words words ahead, in masks of more than one unit: each gets a halo
+// slot (the others -1), and the call's problem lets them go unstaged (own_forward_words). A
+// one-unit mask needs no halo: its one iteration reads each word before it writes it.
+struct in_place_halos {
+  std::vector<std::int64_t> slot;     // per node; empty when no node has one
+  std::vector<const word_type*> from;  // per slot: the node's mask
+  std::vector<size_type> ahead;        // per slot: words ahead its source starts
+  size_type words = 0;                 // a unit's halo: the largest ahead + 1
+  size_type units = 0;
+};
+
+template <class ExecSpace, class Sources, class Dests>
+in_place_halos plan_halos(const Sources& sources, const Dests& dests, size_type size_bits,
+                          size_type& own_forward_words) {
+  in_place_halos h;
+  if constexpr (uses_cpu_kernels<ExecSpace>()) {
+    using tuning          = tree_tuning<ExecSpace>;
+    const size_type words = num_words(size_bits);
+    h.units = (words + tuning::cpu_unit_words - 1) / tuning::cpu_unit_words;
+    if (h.units <= 1) {
+      own_forward_words = words;
+      return h;
+    }
+    own_forward_words = tuning::cpu_halo_max_words;
+    for (std::size_t k = 0; k < sources.size(); ++k) {
+      const source_mask m = sources[k];
+      const size_type ahead = m.begin_bit / word_bits;
+      const bool in_place   = m.words != nullptr && m.words == dests[k].words && m.begin_bit > 0 &&
+                            ahead < own_forward_words && ahead < words;
+      if (!in_place) continue;
+      if (h.slot.empty()) h.slot.assign(sources.size(), -1);
+      h.slot[k] = static_cast<std::int64_t>(h.from.size());
+      h.from.push_back(m.words);
+      h.ahead.push_back(ahead);
+      h.words = std::max(h.words, ahead + 1);
+    }
+  }
+  return h;
+}
+
+// Copies every halo before the walk: slot s, unit u < units - 1, is words [b, b + ahead + 1) of its
+// node's mask, b the start of unit u + 1. Returns the lease holding them (host memory: CPU form).
+template <class ExecSpace>
+typename staging_pool<ExecSpace>::lease take_halos(const char* fn, const ExecSpace& exec, const in_place_halos& h) {
+  constexpr size_type unit = tree_tuning<ExecSpace>::cpu_unit_words;
+  const size_type per_slot = (h.units - 1) * h.words;
+  const auto total         = static_cast<std::size_t>(per_slot) * h.from.size();
+  auto lease = staging_pool<ExecSpace>::acquire(exec, (total + 1) / 2, (total + 1) / 2, std::string(fn) + "::halo");
+  word_type* to = reinterpret_cast<word_type*>(lease.host());
+  const word_type* const* from = h.from.data();
+  const size_type* ahead       = h.ahead.data();
+  const size_type units = h.units, stride = h.words;
+  Kokkos::parallel_for(std::string(fn) + "::halo",
+                       Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<size_type>>(
+                           exec, 0, static_cast<size_type>(h.from.size()) * (units - 1)),
+                       [=](size_type i) {
+                         const size_type s = i / (units - 1), u = i % (units - 1);
+                         const word_type* src = from[s] + (u + 1) * unit;
+                         word_type* dst       = to + (s * (units - 1) + u) * stride;
+                         for (size_type j = 0; j <= ahead[s]; ++j) dst[j] = src[j];
+                       });
+  return lease;
+}
+
 // Runs the tree whose node k is read as sources[k] and written as dests[k]; parents checked here.
 // `check_sources` runs (after the shape and the counters) for sources the core does not check.
 template <class ExecSpace, class Sources, class Dests, class CheckSources>
@@ -192,7 +257,7 @@ void superimpose_tree_call(const ExecSpace& exec, const arg_names& names, const 
   check_sources();
   std::vector<size_type> offsets(n + 1);
   for (std::size_t k = 0; k <= n; ++k) offsets[k] = static_cast<size_type>(k);
-  const auto p = describe(names, sources, dests, size_bits, offsets, &counts);
+  auto p = describe(names, sources, dests, size_bits, offsets, &counts);
 
   const size_type words = num_words(size_bits);
   if (tree_takes_aligned_walk<ExecSpace>(sources, dests, words)) {
@@ -213,17 +278,30 @@ void superimpose_tree_call(const ExecSpace& exec, const arg_names& names, const 
     return;
   }
 
-  // order | parent of each position | its parent's slot (tree_kernels.hpp)
+  // order | parent of each position | its parent's slot (tree_kernels.hpp) [| halo slot of each node]
   const tree_walk walk = depth_first(t, parents.data(), tree_tuning<ExecSpace>::gpu_batch);
+  const in_place_halos halos = plan_halos<ExecSpace>(sources, dests, size_bits, p.own_forward_words);
   std::vector<std::uint64_t> extra;
-  extra.reserve(3 * n);
+  extra.reserve(4 * n);
   for (const auto* list : {&walk.order, &walk.parent_of, &walk.parent_slot})
     for (size_type v : *list) extra.push_back(static_cast<std::uint64_t>(v));
+  for (std::int64_t v : halos.slot) extra.push_back(static_cast<std::uint64_t>(v));
   const auto e = encode(exec, p, tree_stores<ExecSpace>{names.fn, &extra});
   if (n == 0) return;
 
   const auto* dev = reinterpret_cast<const std::int64_t*>(e.words.extra_device());
-  const tree_layout layout{dev, dev + n, dev + 2 * n, static_cast<size_type>(n)};
+  tree_layout layout{dev, dev + n, dev + 2 * n, static_cast<size_type>(n)};
+  if constexpr (uses_cpu_kernels<ExecSpace>()) {
+    if (!halos.from.empty()) {
+      const auto buffer = take_halos(names.fn, exec, halos);
+      layout.halo_slot  = dev + 3 * n;
+      layout.halo       = reinterpret_cast<const word_type*>(buffer.host());
+      layout.halo_words = halos.words;
+      stage_sources(exec, e);
+      launch_tree(names.fn, exec, tree_args_of<ExecSpace>(e, null_counts), layout);
+      return;
+    }
+  }
   stage_sources(exec, e);
   launch_tree(names.fn, exec, tree_args_of<ExecSpace>(e, null_counts), layout);
 }

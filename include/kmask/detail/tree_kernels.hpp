@@ -44,6 +44,13 @@ struct tree_layout {
   const std::int64_t* parent_of;    // its parent, or -1
   const std::int64_t* parent_slot;  // GPU form: tree_no_parent, a position of the batch, or tree_parent_in_memory
   size_type num_nodes;
+  // CPU form: a node read in place from a later bit of its own mask (not staged) takes, in every
+  // unit but the last, the source words past the unit's end from `halo`: node k's copy for unit u
+  // at halo + (halo_slot[k] * (units - 1) + u) * halo_words, taken before the walk. No halos:
+  // halo_slot == nullptr.
+  const std::int64_t* halo_slot = nullptr;
+  const word_type* halo         = nullptr;
+  size_type halo_words          = 0;
 };
 
 template <class ExecSpace>
@@ -56,6 +63,7 @@ struct tree_cpu_functor {
   static constexpr size_type block_words = tuning::cpu_block_words;
   static_assert(block_words <= max_half_count_words,
                 "kmask: tree_tuning::cpu_block_words is too large for one block's 16-bit set-bit fields");
+  static_assert(tuning::cpu_halo_max_words <= block_words, "kmask: a unit's in-place tail must be one block");
   tree_args<ExecSpace> a;
   tree_layout t;
   size_type units;
@@ -77,9 +85,9 @@ struct tree_cpu_functor {
       const word_type* up  = p < 0 ? nullptr : a.destinations.row(p);
       const bool shifted   = src.shift != 0;
       size_type nulls      = 0;
-      for (size_type b0 = begin; b0 < m; b0 += block_words) {
-        const size_type n                    = m - b0 < block_words ? m - b0 : block_words;
-        const word_type* p2[cpu_pass_sources] = {src.first + b0, up == nullptr ? nullptr : up + b0};
+      // Words [b0, b0 + n) of the node from source words s[0 .. n] (s[n] only when shifted).
+      const auto walk = [&](const word_type* s, size_type b0, size_type n) {
+        const word_type* p2[cpu_pass_sources] = {s, up == nullptr ? nullptr : up + b0};
         const int sh[cpu_pass_sources]       = {src.shift, 0};
         const word_type fl[cpu_pass_sources] = {src.flip, 0};
         size_type set                        = 0;
@@ -96,6 +104,26 @@ struct tree_cpu_functor {
           set = cpu_pass(op, 1, false, p1, s1, f1, n, true, true, acc, out + b0);
         }
         nulls += n * word_bits - set;
+      };
+      // A source ahead in the node's own mask (halo_slot set, not staged): the words this unit
+      // writes are read before they are written (each block reads its own words and later ones),
+      // but the last `reach` words' sources lie past the unit's end, where the next unit may
+      // already have written: those come from the halo taken before the walk.
+      const bool in_place = t.halo_slot != nullptr && t.halo_slot[k] >= 0 && src.first >= out &&
+                            src.first < out + a.words && !has_last;
+      const size_type ahead = in_place ? static_cast<size_type>(src.first - out) : 0;
+      const size_type reach = ahead + (shifted ? 1 : 0);
+      const size_type split = !in_place ? m : (end - reach > begin ? end - reach : begin);
+      for (size_type b0 = begin; b0 < split; b0 += block_words)
+        walk(src.first + b0, b0, split - b0 < block_words ? split - b0 : block_words);
+      if (in_place && split < end) {
+        const word_type* halo = t.halo + (t.halo_slot[k] * (units - 1) + u) * t.halo_words;
+        word_type s[block_words + 1];
+        for (size_type j = 0; j < end - split + (shifted ? 1 : 0); ++j) {
+          const size_type w = split + ahead + j;  // source word j of the tail, as a word of `out`
+          s[j]              = w < end ? out[w] : halo[w - end];
+        }
+        walk(s, split, end - split);
       }
       if (has_last) {
         const size_type w = a.words - 1;

@@ -44,6 +44,10 @@ struct tree_tuning {
   static constexpr size_type cpu_unit_words = 8192;
   // Words per inner pass (accumulator in L1, 16-bit set-bit fields cannot carry).
   static constexpr size_type cpu_block_words = 1024;
+  // A node read from a later bit of its own mask, fewer words ahead than this, is walked in place
+  // with a halo of that many words a unit (tree_kernels.hpp) instead of being staged whole; at most
+  // a block (its unit's tail is one pass), and 1/8 of a unit, so the halos stay a small copy.
+  static constexpr size_type cpu_halo_max_words = 1024;
 };
 
 }  // namespace detail
