@@ -68,7 +68,17 @@ __attribute__((target("avx512f,avx512vpopcntdq,popcnt"))) inline size_type avx51
     s0 = _mm512_add_epi64(s0, _mm512_popcnt_epi64(_mm512_loadu_si512(static_cast<const void*>(m + w))));
     s1 = _mm512_add_epi64(s1, _mm512_popcnt_epi64(_mm512_loadu_si512(static_cast<const void*>(m + w + 16))));
   }
-  return static_cast<size_type>(_mm512_reduce_add_epi64(_mm512_add_epi64(s0, s1))) + popcnt_words(m, w, hi);
+  if (w + 16 <= hi) {
+    s0 = _mm512_add_epi64(s0, _mm512_popcnt_epi64(_mm512_loadu_si512(static_cast<const void*>(m + w))));
+    w += 16;
+  }
+  // The last 0-15 words by one masked load (masked-off words are read as zero and never touched):
+  // a short run's tail, which scalar popcnt took most of the time of (pieces of 16-63 words).
+  if (w < hi) {
+    const __mmask16 k = static_cast<__mmask16>((1u << (hi - w)) - 1u);
+    s1 = _mm512_add_epi64(s1, _mm512_popcnt_epi64(_mm512_maskz_loadu_epi32(k, static_cast<const void*>(m + w))));
+  }
+  return static_cast<size_type>(_mm512_reduce_add_epi64(_mm512_add_epi64(s0, s1)));
 }
 inline bool host_has_avx512_popcnt() {
   static const bool yes = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vpopcntdq");
@@ -216,7 +226,7 @@ __attribute__((target("avx512f,popcnt"))) inline size_type avx512_gather_words(c
 // host_has_popcnt().
 inline size_type host_popcount_words(const word_type* m, size_type lo, size_type hi) {
 #if defined(KMASK_HOST_AVX512)
-  if (hi - lo >= 64 && host_has_avx512_popcnt()) return avx512_popcnt_words(m, lo, hi);
+  if (hi - lo >= 16 && host_has_avx512_popcnt()) return avx512_popcnt_words(m, lo, hi);
 #endif
   return popcnt_words(m, lo, hi);
 }
