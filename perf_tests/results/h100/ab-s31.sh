@@ -6,7 +6,7 @@
 # and build/ab/s31/kmask_unit_tests_openmp (604aaab, host preset), build/ab/s29head (the CUDA
 # benchmarks of bbb0190's GPU code, Kokkos 3.4.01), build/cuda (2208f07: GPU code as 604aaab's),
 # build/device-libs.
-# The CUDA unit tests; up to three alternated rounds (none started past 300 s): the host at 16
+# The CUDA unit tests; up to three alternated rounds (none started past 180 s): the host at 16
 # threads, the GPU's piece lists; the OpenMP unit tests at 16 threads; one round of the host's
 # serial pass (1 thread) while time is left.
 set -u
@@ -21,7 +21,7 @@ echo "cuda unit tests rc=$?"; tail -3 "$out/unit-tests-kokkos-3.4.01-call-31.2.l
 OMP_NUM_THREADS=16 timeout 60 build/ab/s31/host_gather_bound > "$out/probe-host-gather-call-31.2.txt" 2>&1
 echo "probe rc=$?"; cat "$out/probe-host-gather-call-31.2.txt"
 for r in 1 2 3; do
-  [ "$SECONDS" -lt 300 ] || break
+  [ "$SECONDS" -lt 180 ] || break
   for b in old new; do
     OMP_NUM_THREADS=16 timeout 120 build/ab/s31/${b}_host_bench --benchmark_min_time=0.1 "--benchmark_filter=$host" \
       --benchmark_out="$out/ab-s31-host-t16-$b$r.json" > /dev/null 2>&1
@@ -36,7 +36,7 @@ OMP_NUM_THREADS=16 timeout 120 build/ab/s31/kmask_unit_tests_openmp > "$out/unit
 echo "openmp unit tests rc=$?"; tail -3 "$out/unit-tests-openmp16-call-31.2.log"
 # The serial pass (one thread), one round, while time is left.
 for b in old new; do
-  [ "$SECONDS" -lt 400 ] || break
+  [ "$SECONDS" -lt 280 ] || break
   OMP_NUM_THREADS=1 timeout 60 build/ab/s31/${b}_host_bench --benchmark_min_time=0.1 \
     '--benchmark_filter=move_bits/(segmented_copy_bits|inplace_concatenate)/log_bits:24/|move_bits/small/' \
     --benchmark_out="$out/ab-s31-host-t1-${b}1.json" > /dev/null 2>&1
