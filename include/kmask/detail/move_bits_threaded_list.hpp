@@ -19,7 +19,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <limits>
 #include <new>
 #include <string>
 #include <vector>
@@ -28,7 +27,8 @@ namespace kmask {
 namespace detail {
 
 // Pieces from which the threaded pass runs: below, its two parallel regions (a few us each on
-// 16 threads) cost about what the serial pass over the list does.
+// 16 threads) would cost about what they save (512 pieces are 10-25 us of serial pass at the
+// 20-50 ns a piece measured; the crossing itself is not measured).
 constexpr std::size_t threaded_list_min_pieces = 512;
 // Pieces a block takes at least: its summary and the join are then a small share of its work.
 constexpr std::size_t threaded_list_block_pieces = 128;
