@@ -30,10 +30,9 @@ void set_bits_bulk_call(const ExecSpace& exec, const move_names& n, const Dests&
   if (run_threaded_piece_list(n.fn, exec, masks.size(), ok, at, nullptr, false, unused)) return;
   run_piece_list(n, exec, masks.size(), true, [&](bool check, const auto& sink) {
     for (std::size_t i = 0; i < masks.size(); ++i) {
-      const dest_mask d = masks[i];
-      if (check && !move_dest_ok(true, d, begin_bits[i], end_bits[i]))
-        check_move_dest(n, i, d, begin_bits[i], end_bits[i]);  // throws, naming it
-      sink(constant_piece(d, begin_bits[i], end_bits[i] - begin_bits[i], valid[i], i));
+      // The inline test first: the check's call (which builds the message) only for a failing piece.
+      if (check && !ok(i)) check_move_dest(n, i, masks[i], begin_bits[i], end_bits[i]);
+      sink(at(i));
     }
   }, nullptr);
 }
@@ -56,15 +55,12 @@ void segmented_copy_bits_call(const ExecSpace& exec, const move_names& n, const 
   if (run_threaded_piece_list(n.fn, exec, dests.size(), ok, at, nullptr, false, unused)) return;
   run_piece_list(n, exec, dests.size(), true, [&](bool check, const auto& sink) {
     for (std::size_t i = 0; i < dests.size(); ++i) {
-      const dest_mask d   = dests[i];
-      const source_mask s = srcs[i];
       // The inline tests first: the checks' calls (which build messages) only for a failing piece.
-      if (check && !(move_dest_ok(false, d, dest_begin_bits[i], sizes_bits[i]) &&
-                     check_source(s, sizes_bits[i]) != source_status::invalid)) {
-        check_move_dest(n, i, d, dest_begin_bits[i], sizes_bits[i]);
-        check_move_source(n, i, s, sizes_bits[i]);
+      if (check && !ok(i)) {
+        check_move_dest(n, i, dests[i], dest_begin_bits[i], sizes_bits[i]);
+        check_move_source(n, i, srcs[i], sizes_bits[i]);
       }
-      sink(copy_piece(d, dest_begin_bits[i], s, sizes_bits[i], false, i));
+      sink(at(i));
     }
   }, nullptr);
 }

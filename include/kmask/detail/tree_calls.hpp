@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -291,15 +292,13 @@ void superimpose_tree_call(const ExecSpace& exec, const arg_names& names, const 
 
   const auto* dev = reinterpret_cast<const std::int64_t*>(e.words.extra_device());
   tree_layout layout{dev, dev + n, dev + 2 * n, static_cast<size_type>(n)};
+  std::optional<typename staging_pool<ExecSpace>::lease> halo_buffer;  // held until the walk is enqueued
   if constexpr (uses_cpu_kernels<ExecSpace>()) {
     if (!halos.from.empty()) {
-      const auto buffer = take_halos(names.fn, exec, halos);
+      halo_buffer.emplace(take_halos(names.fn, exec, halos));
       layout.halo_slot  = dev + 3 * n;
-      layout.halo       = reinterpret_cast<const word_type*>(buffer.host());
+      layout.halo       = reinterpret_cast<const word_type*>(halo_buffer->host());
       layout.halo_words = halos.words;
-      stage_sources(exec, e);
-      launch_tree(names.fn, exec, tree_args_of<ExecSpace>(e, null_counts), layout);
-      return;
     }
   }
   stage_sources(exec, e);
