@@ -130,6 +130,12 @@ void check_range_bounds(const char* fn, const source_mask& mask, std::size_t i, 
                  " bits of mask (", mask.extent_words, " words)");
 }
 
+void report_refused_range(const char* fn, const source_mask& mask, std::size_t r, size_type b, size_type e) {
+  check_range_bounds(fn, mask, 2 * r, b, e);
+  throw std::logic_error(std::string(fn) + ": range " + std::to_string(r) +
+                         " was refused by a check that the host check accepts");
+}
+
 void check_range_view(const char* fn, std::size_t num_bounds, bool is_null) {
   if (num_bounds > 0 && is_null) invalid(fn, "ranges is a null view but its extent is ", num_bounds);
 }
@@ -139,11 +145,6 @@ void check_range_pairs(const char* fn, const source_mask& mask, const size_type*
     const size_type b = bounds[i], e = bounds[i + 1];
     if (!range_bounds_ok(mask, b, e)) check_range_bounds(fn, mask, i, b, e);
   }
-}
-
-void check_ranges(const char* fn, const source_mask& mask, const std::vector<size_type>& ranges) {
-  check_range_list(fn, mask, ranges.size());
-  check_range_pairs(fn, mask, ranges.data(), ranges.size());
 }
 
 void report_source(const arg_names& n, std::size_t j, const source_mask& m, size_type size_bits) {

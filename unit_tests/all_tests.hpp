@@ -30,3 +30,4 @@ using namespace kmask_test;
 #include "tests/test_make_masks.hpp"
 #include "tests/test_inverted_new_calls.hpp"
 #include "tests/test_threaded_piece_lists.hpp"
+#include "tests/test_host_range_lists.hpp"

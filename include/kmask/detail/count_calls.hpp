@@ -7,6 +7,7 @@
 #include <kmask/detail/batch_count.hpp>
 #include <kmask/detail/compat.hpp>
 #include <kmask/detail/count_kernels.hpp>
+#include <kmask/detail/host_range_count.hpp>
 #include <kmask/detail/validation.hpp>
 #include <kmask/types.hpp>
 
@@ -76,7 +77,8 @@ size_type count_set_bits_call(const char* fn, const ExecSpace& exec, const sourc
 }
 
 // Enqueues counts(r) = set bits (or, `unset`, unset bits) of `mask` in its bits
-// [ranges[2r], ranges[2r+1]) for every r, counted from mask.begin_bit; ranges and counts checked.
+// [ranges[2r], ranges[2r+1]) for r < num_bounds / 2 (`ranges` in host memory), counted from
+// mask.begin_bit; ranges and counts checked.
 // The ranges travel in a staging lease, so nothing is allocated. An absent mask has every bit set
 // (an inverted absent one none).
 //
@@ -84,11 +86,11 @@ size_type count_set_bits_call(const char* fn, const ExecSpace& exec, const sourc
 // Otherwise the batch count's launch over the ranges as a batch of one mask (batch_count.hpp:
 // teams of several passes, per-range tickets, no start kernel).
 template <class ExecSpace>
-void count_ranges_into(const char* fn, const ExecSpace& exec, const source_mask& mask,
-                       const std::vector<size_type>& ranges, bool unset,
+void count_ranges_into(const char* fn, const ExecSpace& exec, const source_mask& mask, const size_type* ranges,
+                       std::size_t num_bounds, bool unset,
                        const Kokkos::View<size_type*, typename ExecSpace::memory_space>& counts) {
   const std::string pre = std::string(fn) + "::";
-  const std::size_t n   = ranges.size() / 2;
+  const std::size_t n   = num_bounds / 2;
   if (n == 0) return;
   // The set bits of an inverted mask are the unset bits of the mask it complements.
   unset = unset != mask.invert;
@@ -118,38 +120,53 @@ void count_ranges_into(const char* fn, const ExecSpace& exec, const source_mask&
                                                             counts, unset});
 }
 
-// count_ranges_into() a new view of ranges.size() / 2 counts, labelled "<fn>::counts".
-template <class ExecSpace>
-Kokkos::View<size_type*, typename ExecSpace::memory_space> count_ranges(const char* fn, const ExecSpace& exec,
-                                                                        const source_mask& mask,
-                                                                        const std::vector<size_type>& ranges,
-                                                                        bool unset) {
-  using memory_space = typename ExecSpace::memory_space;
-  Kokkos::View<size_type*, memory_space> counts(
-      Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, std::string(fn) + "::counts"),
-      static_cast<size_type>(ranges.size() / 2));
-  count_ranges_into(fn, exec, mask, ranges, unset, counts);
+// Counts of the num_bounds / 2 ranges at `ranges` (memory the host reads, a list whose shape
+// check_range_list() passed) into counts_after_checks(), which is called once every range is
+// checked (a refused range throws first, with nothing written). Where host_range_list_pays, the
+// space's threads check and count the list (host_range_count.hpp); otherwise the calling thread
+// checks it and one launch counts it.
+template <class ExecSpace, class CountsAfterChecks>
+auto count_checked_ranges(const char* fn, const ExecSpace& exec, const source_mask& mask, const size_type* ranges,
+                          std::size_t num_bounds, bool unset, const CountsAfterChecks& counts_after_checks) {
+  if (host_range_list_pays<ExecSpace>(num_bounds / 2)) {
+    const host_range_list<ExecSpace> list = check_host_ranges(fn, exec, mask, ranges, num_bounds);
+    auto counts                           = counts_after_checks();
+    if (list.whole) count_host_ranges(fn, exec, list, mask, unset, counts);
+    else count_ranges_into(fn, exec, mask, ranges, num_bounds, unset, counts);
+    return counts;
+  }
+  check_range_pairs(fn, mask, ranges, num_bounds);
+  auto counts = counts_after_checks();
+  count_ranges_into(fn, exec, mask, ranges, num_bounds, unset, counts);
   return counts;
 }
 
+// A new view of ranges.size() / 2 counts, labelled "<fn>::counts", allocated once the ranges pass.
 template <class ExecSpace>
 Kokkos::View<size_type*, typename ExecSpace::memory_space> segmented_count_call(const char* fn, const ExecSpace& exec,
                                                                                 const source_mask& mask,
                                                                                 const std::vector<size_type>& ranges,
                                                                                 bool unset) {
-  check_ranges(fn, mask, ranges);
-  return count_ranges(fn, exec, mask, ranges, unset);
+  using counts_view = Kokkos::View<size_type*, typename ExecSpace::memory_space>;
+  check_range_list(fn, mask, ranges.size());
+  return count_checked_ranges(fn, exec, mask, ranges.data(), ranges.size(), unset, [&] {
+    return counts_view(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, std::string(fn) + "::counts"),
+                       static_cast<size_type>(ranges.size() / 2));
+  });
 }
 
-// The in-place form: the counts go into the caller's view (nothing allocated).
+// The in-place form: the counts go into the caller's view (nothing allocated), its extent checked
+// after the ranges.
 template <class ExecSpace>
 void inplace_segmented_count_call(const char* fn, const ExecSpace& exec, const source_mask& mask,
                                   const std::vector<size_type>& ranges,
                                   const Kokkos::View<size_type*, typename ExecSpace::memory_space>& counts, bool unset) {
-  check_ranges(fn, mask, ranges);
-  check_counter_extent(fn, "counts", static_cast<size_type>(counts.extent(0)), static_cast<size_type>(ranges.size() / 2),
-                       counts.data() == nullptr);
-  count_ranges_into(fn, exec, mask, ranges, unset, counts);
+  check_range_list(fn, mask, ranges.size());
+  count_checked_ranges(fn, exec, mask, ranges.data(), ranges.size(), unset, [&] {
+    check_counter_extent(fn, "counts", static_cast<size_type>(counts.extent(0)),
+                         static_cast<size_type>(ranges.size() / 2), counts.data() == nullptr);
+    return counts;
+  });
 }
 }  // namespace detail
 }  // namespace kmask

@@ -109,14 +109,6 @@ int range_lanes(const source_mask& mask, std::size_t n) {
   return lanes;
 }
 
-// Throws the host check's message for range r (bounds b, e), which the device refused.
-[[noreturn]] inline void report_device_range(const char* fn, const source_mask& mask, std::size_t r, size_type b,
-                                             size_type e) {
-  check_range_bounds(fn, mask, 2 * r, b, e);
-  throw std::logic_error(std::string(fn) + ": the device refused ranges[" + std::to_string(2 * r) +
-                         "] that the host check accepts");
-}
-
 // The arguments the host can check: the list's length, the mask, a null ranges view.
 inline void check_device_range_args(const char* fn, const source_mask& mask, const size_type* bounds,
                                     std::size_t num_bounds) {
@@ -136,8 +128,7 @@ void count_device_ranges_checked(const char* fn, const ExecSpace& exec, const so
   if constexpr (uses_cpu_kernels<ExecSpace>()) {
     // The host reads the ranges itself (once the work that wrote them is done): the host-range path.
     exec.fence();
-    check_range_pairs(fn, mask, bounds, num_bounds);
-    count_ranges_into(fn, exec, mask, std::vector<size_type>(bounds, bounds + num_bounds), unset, counts);
+    count_checked_ranges(fn, exec, mask, bounds, num_bounds, unset, [&] { return counts; });
   } else {
     using tuning            = launch_tuning<ExecSpace>;
     constexpr int items     = static_cast<int>(tuning::count_gpu_items);
@@ -174,7 +165,7 @@ void count_device_ranges_checked(const char* fn, const ExecSpace& exec, const so
       Kokkos::View<size_type[2], Kokkos::HostSpace> pair(pre + "bad_range");
       Kokkos::deep_copy(pair, Kokkos::View<const size_type[2], typename ExecSpace::memory_space,
                                            Kokkos::MemoryTraits<Kokkos::Unmanaged>>(bounds + 2 * r));
-      report_device_range(fn, mask, r, pair(0), pair(1));
+      report_refused_range(fn, mask, r, pair(0), pair(1));
     }
   }
 }

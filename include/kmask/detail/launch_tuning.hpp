@@ -82,6 +82,17 @@ struct launch_tuning {
   static constexpr size_type count_gpu_thread_range_words = 64;
   // One host thread's run of words: it vectorises, and a mask gives enough runs to balance threads.
   static constexpr size_type count_cpu_chunk_words = 8192;
+  // Segmented counts, CPU form (host_range_count.hpp): ranges from which the space's threads check
+  // and count the list, a thread a range. Below, the batch launch's serial planning (~20 ns a range)
+  // costs less than the two parallel regions (a few us on 16 threads): an estimate, not measured.
+  static constexpr int count_cpu_list_min_ranges = 256;
+  // Ranges one block of the check pass takes at least, and blocks a thread takes (about): its
+  // sums and their join stay a small share; uneven blocks still spread over the threads.
+  static constexpr int count_cpu_list_block_ranges = 128;
+  static constexpr std::size_t count_cpu_list_blocks_per_thread = 4;
+  // Dynamic chunks of ranges a thread takes (about) in the counting pass: ranges of uneven length
+  // still balance, and a chunk is many ranges where they are short.
+  static constexpr std::size_t count_cpu_list_chunks_per_thread = 16;
   // Segmented counts over ranges in device memory (lengths unknown to the host): the lanes that
   // share a range are sized from the mask's words per range, so short ranges do not leave most of
   // a warp idle and long ones are still read coalesced; teams of 256 threads.

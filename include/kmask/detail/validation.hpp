@@ -77,12 +77,13 @@ KOKKOS_INLINE_FUNCTION bool range_bounds_ok(const source_mask& mask, size_type b
 }
 // Throws the README's message for the first bound of {b, e} that range_bounds_ok() refuses.
 void check_range_bounds(const char* fn, const source_mask& mask, std::size_t i, size_type b, size_type e);
+// Throws the message of range r ({b, e}, at positions 2r, 2r + 1 of the list), which
+// range_bounds_ok() refused (a logic_error should the host check accept it).
+[[noreturn]] void report_refused_range(const char* fn, const source_mask& mask, std::size_t r, size_type b, size_type e);
 // Every pair {bounds[i], bounds[i + 1]} of a list check_range_list() passed, in order.
 void check_range_pairs(const char* fn, const source_mask& mask, const size_type* bounds, std::size_t num_bounds);
 // Ranges given as a view: a null one with bounds in it (num_bounds > 0).
 void check_range_view(const char* fn, std::size_t num_bounds, bool is_null);
-// ranges = {begin0, end0, begin1, end1, ...} over `mask`: the list, then every pair.
-void check_ranges(const char* fn, const source_mask& mask, const std::vector<size_type>& ranges);
 
 // Throws the message for source `j`, which check_source() refused, or, when it passed, which the
 // GPU form's 8-byte reference cannot hold (`unpackable`).

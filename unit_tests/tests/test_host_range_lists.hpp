@@ -1,0 +1,182 @@
+// Segmented counts of long range lists: on a host space the space's threads check and count them
+// (host_range_count.hpp) from count_cpu_list_min_ranges ranges, a thread a range, unless the
+// longest range is a large share of a thread's words (then the batch launch). Here: lists around
+// that crossing and of each route, in every form (host ranges allocating and in place, ranges in a
+// view), against the scalar reference, with the route that ran (its kernel labels); and a bad
+// range at the first, a block-seam, a random and the last position, with a second bad range after
+// it, refused with the message of the first and nothing written. On a GPU space the same lists run
+// the GPU form (no route to check). Uses profiling_labels::recording.
+
+namespace {
+namespace host_range_lists {
+
+template <class F>
+std::vector<std::string> kernels_of(F&& call) {
+  namespace pl = profiling_labels;
+  pl::recording rec;
+  call();
+  rec.stop();
+  std::vector<std::string> out;
+  for (const auto& e : pl::recorder().events)
+    if (e.kind == pl::event::kernel) out.push_back(e.name);
+  return out;
+}
+inline bool launched(const std::vector<std::string>& kernels, const std::string& label) {
+  return std::find(kernels.begin(), kernels.end(), label) != kernels.end();
+}
+
+inline std::size_t min_ranges() {
+  return static_cast<std::size_t>(kmask::detail::launch_tuning<TEST_EXECSPACE>::count_cpu_list_min_ranges);
+}
+inline bool threaded(std::size_t n) { return kmask::detail::host_range_list_pays<TEST_EXECSPACE>(n); }
+
+// n ranges in [0, limit] bits, lengths up to `longest` (every fifth empty); with `one_long`, range
+// n / 3 covers almost all of [0, limit].
+inline std::vector<size_type> ranges_of(std::mt19937_64& rng, std::size_t n, size_type limit, size_type longest,
+                                        bool one_long) {
+  std::vector<size_type> r;
+  for (std::size_t i = 0; i < n; ++i) {
+    size_type len = std::min(limit, static_cast<size_type>(rng() % static_cast<std::uint64_t>(longest + 1)));
+    if (i % 5 == 4) len = 0;
+    if (one_long && i == n / 3) len = limit - static_cast<size_type>(rng() % 40);
+    const size_type b = static_cast<size_type>(rng() % static_cast<std::uint64_t>(limit - len + 1));
+    r.push_back(b);
+    r.push_back(b + len);
+  }
+  return r;
+}
+
+}  // namespace host_range_lists
+}  // namespace
+
+// Lists just under, at and over the crossing, a long one, and lists with a range of most of the
+// mask (the batch route on a host): set and unset counts, an inverted and an absent mask, a raw
+// mask at a begin bit and a skewed start, each count against the reference, poison past the counts.
+TEST(TEST_CATEGORY, segmented_count_range_lists_of_every_route) {
+  namespace hr = host_range_lists;
+  TEST_EXECSPACE exec;
+  using MS        = typename TEST_EXECSPACE::memory_space;
+  const auto seed = base_seed() + 91;
+  SCOPED_TRACE(seed_note(seed));
+  std::mt19937_64 rng(seed);
+  const std::size_t words = 20000;
+  const auto host         = random_words(rng, words);
+  const auto dev          = to_device<TEST_EXECSPACE>(host);
+  const std::size_t lo    = hr::min_ranges();
+  struct list_shape {
+    std::size_t n;
+    size_type longest;  // bits
+    bool one_long;
+  };
+  const list_shape shapes[] = {{lo - 1, 700, false}, {lo, 700, false},     {lo + 1, 3000, false},
+                               {20000, 200, false},  {3001, 40000, false}, {lo, 300, true},
+                               {5000, 100, true}};
+  for (const list_shape& s : shapes) {
+    for (const std::size_t skew : {std::size_t{0}, std::size_t{3}}) {
+      const size_type shift = skew == 0 ? 0 : 45;
+      const size_type limit = static_cast<size_type>(words - skew) * 32 - shift;
+      const auto ranges     = hr::ranges_of(rng, s.n, limit, s.longest, s.one_long);
+      const std::size_t n   = s.n;
+      SCOPED_TRACE(::testing::Message() << n << " ranges up to " << s.longest << " bits" << (s.one_long ? ", one long" : "")
+                                        << ", skew " << skew);
+      const kmask::source_mask m{dev.data() + skew, static_cast<size_type>(words - skew), shift};
+      const auto set = poisoned_counts<TEST_EXECSPACE>(static_cast<size_type>(n + 2));
+      const auto unset_inv = poisoned_counts<TEST_EXECSPACE>(static_cast<size_type>(n + 2));
+      const auto absent = poisoned_counts<TEST_EXECSPACE>(static_cast<size_type>(n + 2));
+      const auto kernels = hr::kernels_of([&] { kmask::inplace_segmented_count_set_bits(exec, m, ranges, set); });
+      kmask::inplace_segmented_count_unset_bits(exec, kmask::inverted(m), ranges, unset_inv);
+      kmask::inplace_segmented_count_unset_bits(exec, kmask::source_mask{}, ranges, absent);
+      const auto alloc = counts_to_host(kmask::segmented_count_unset_bits(exec, m, ranges));
+      const auto d_ranges = device_ranges_test::ranges_on_device<TEST_EXECSPACE>(ranges);
+      const auto from_view = poisoned_counts<TEST_EXECSPACE>(static_cast<size_type>(n + 2));
+      kmask::inplace_segmented_count_set_bits(exec, m, Kokkos::View<const size_type*, MS>(d_ranges), from_view);
+      const auto c = counts_to_host(set), ui = counts_to_host(unset_inv), a = counts_to_host(absent),
+                 v = counts_to_host(from_view);
+      ASSERT_EQ(alloc.size(), n);
+      for (std::size_t r = 0; r < n; ++r) {
+        const size_type b = ranges[2 * r], e = ranges[2 * r + 1];
+        const size_type want = ref::count_set(host, static_cast<size_type>(skew) * 32 + shift + b,
+                                              static_cast<size_type>(skew) * 32 + shift + e);
+        ASSERT_EQ(c[r], want) << "range " << r << " [" << b << ", " << e << ")";
+        ASSERT_EQ(ui[r], want) << "unset bits of the inverted mask, range " << r;
+        ASSERT_EQ(a[r], 0) << "unset bits of an absent mask, range " << r;
+        ASSERT_EQ(alloc[r], (e - b) - want) << "allocating unset count, range " << r;
+        ASSERT_EQ(v[r], want) << "ranges in a view, range " << r;
+      }
+      for (std::size_t r = n; r < n + 2; ++r) {
+        EXPECT_EQ(c[r], -777) << "entry " << r << " past the ranges was written";
+        EXPECT_EQ(ui[r], -777) << "entry " << r << " past the ranges was written";
+        EXPECT_EQ(a[r], -777) << "entry " << r << " past the ranges was written";
+        EXPECT_EQ(v[r], -777) << "entry " << r << " past the ranges was written";
+      }
+      if (kmask::detail::uses_cpu_kernels<TEST_EXECSPACE>()) {
+        const std::string fn = "kmask::inplace_segmented_count_set_bits::";
+        EXPECT_EQ(hr::launched(kernels, fn + "check"), hr::threaded(n)) << "the threads' check pass";
+        // A list with one range of most of the mask goes to the batch launch when the space has
+        // threads to share that range; with one thread a thread a range is as good.
+        const bool whole = !s.one_long || exec.concurrency() == 1;
+        EXPECT_EQ(hr::launched(kernels, fn + "ranges"), hr::threaded(n) && whole) << "a thread a range";
+        EXPECT_EQ(hr::launched(kernels, fn + "words"), !hr::threaded(n) || !whole) << "the batch launch";
+      }
+    }
+  }
+}
+
+// A bad range of each kind at the first, a block-seam, a random and the last position of lists
+// on both sides of the crossing, a second bad range after it: the first one's message (the serial
+// check's), in every form, and not one count written.
+TEST(TEST_CATEGORY, segmented_count_range_lists_refuse_the_first_bad_range) {
+  namespace hr = host_range_lists;
+  TEST_EXECSPACE exec;
+  using MS        = typename TEST_EXECSPACE::memory_space;
+  const auto seed = base_seed() + 92;
+  SCOPED_TRACE(seed_note(seed));
+  std::mt19937_64 rng(seed);
+  const auto host   = random_words(rng, 4);  // 128 bits
+  const auto dev    = to_device<TEST_EXECSPACE>(host);
+  const size_type T = size_type{1} << 62;
+  struct bad_case {
+    size_type b, e;
+    bool out_of_range;
+    std::string what;  // after "ranges[i] = ", '@' standing for the begin's position
+  };
+  const std::vector<bad_case> cases{{-3, 4, false, "-3 is negative"},
+                                    {9, 7, false, "7 is less than ranges[@] = 9"},
+                                    {0, T, false, "4611686018427387904 is too large"},
+                                    {100, 200, true, "200 is past the 128 bits of mask (4 words)"}};
+  const std::size_t block = static_cast<std::size_t>(kmask::detail::launch_tuning<TEST_EXECSPACE>::count_cpu_list_block_ranges);
+  for (const std::size_t n : {hr::min_ranges() - 1, std::size_t{5000}}) {
+    for (const auto& c : cases) {
+      for (const std::size_t at : {std::size_t{0}, block, static_cast<std::size_t>(rng() % n), n - 1}) {
+        auto ranges = hr::ranges_of(rng, n, 128, 128, false);
+        ranges[2 * at] = c.b, ranges[2 * at + 1] = c.e;
+        if (at + 1 < n) ranges[2 * (n - 1)] = -1;  // a later bad range: the first is named
+        const std::size_t i = c.b < 0 ? 2 * at : 2 * at + 1;
+        std::string what    = c.what;
+        const auto hole     = what.find('@');
+        if (hole != std::string::npos) what.replace(hole, 1, std::to_string(2 * at));
+        const std::string tail = "ranges[" + std::to_string(i) + "] = " + what;
+        SCOPED_TRACE(::testing::Message() << n << " ranges, bad at " << at << ": " << tail);
+        const auto counts   = poisoned_counts<TEST_EXECSPACE>(static_cast<size_type>(n));
+        const auto d_ranges = device_ranges_test::ranges_on_device<TEST_EXECSPACE>(ranges);
+        const auto expect_refused = [&](auto&& call, const std::string& fn) {
+          try {
+            call();
+            ADD_FAILURE() << fn << ": not refused";
+          } catch (const std::exception& e) {
+            EXPECT_EQ(std::string(e.what()), fn + ": " + tail);
+            EXPECT_EQ(dynamic_cast<const std::out_of_range*>(&e) != nullptr, c.out_of_range) << "exception type";
+            if (!c.out_of_range) EXPECT_NE(dynamic_cast<const std::invalid_argument*>(&e), nullptr) << "exception type";
+          }
+        };
+        expect_refused([&] { kmask::inplace_segmented_count_set_bits(exec, dev, ranges, counts); },
+                       "kmask::inplace_segmented_count_set_bits");
+        expect_refused([&] { kmask::segmented_count_unset_bits(exec, kmask::inverted(dev), ranges); },
+                       "kmask::segmented_count_unset_bits");
+        expect_refused([&] { kmask::inplace_segmented_count_unset_bits(exec, dev, Kokkos::View<const size_type*, MS>(d_ranges), counts); },
+                       "kmask::inplace_segmented_count_unset_bits");
+        for (size_type v : counts_to_host(counts)) ASSERT_EQ(v, -777) << "a count was written by a rejected call";
+      }
+    }
+  }
+}
