@@ -105,8 +105,11 @@ void check_wide_gather(std::mt19937_64& rng) {
   // Index patterns: random (every group gathered); a filter's sorted rows (i + i / 2 from a random
   // start, wrapping: groups in one 64-bit window, the wrap's not); groups clustered within 0-69
   // bits of a random point, in any order (inside the window or just past it); the same clustered
-  // in the source's last 70 bits (the two-word load must not pass the source's last word).
-  for (int pattern = 0; pattern < 4; ++pattern) {
+  // in the source's last 70 bits (the two-word load must not pass the source's last word); runs of
+  // 8 rows a step of -1 to 10 bits apart, with gaps between the runs (8 rows inside their first
+  // word's 64-bit window, or just past it, or out of order), anywhere and in the last 200 bits.
+  // 32-bit indices also go through avx512_windowed_gather_words where the processor has BITALG.
+  for (int pattern = 0; pattern < 6; ++pattern) {
     for (const size_type words : word_counts(rng)) {
       const size_type size_bits = 1 + static_cast<size_type>(rng() % 3000);
       const size_type begin     = static_cast<size_type>(rng() % 100);
@@ -116,11 +119,20 @@ void check_wide_gather(std::mt19937_64& rng) {
       const auto size     = static_cast<std::uint64_t>(size_bits);
       const std::uint64_t start = rng() % size, spread = 1 + rng() % 70, tail = std::min<std::uint64_t>(size, 70);
       std::uint64_t center = 0;
+      const std::int64_t step = static_cast<std::int64_t>(rng() % 12) - 1;
+      const std::uint64_t end_zone = std::min<std::uint64_t>(size, 200);
+      std::int64_t run = 0;
       for (std::size_t i = 0; i < idx.size(); ++i) {
         if (i % 8 == 0) center = pattern == 3 ? size - tail + rng() % tail : rng() % size;
+        if (i % 8 == 0) run = static_cast<std::int64_t>(pattern == 5 ? size - end_zone + rng() % end_zone : rng() % size);
         std::uint64_t v = rng() % size;
         if (pattern == 1) v = (start + i + i / 2) % size;
-        if (pattern >= 2) v = (center + rng() % spread) % size;
+        if (pattern == 2 || pattern == 3) v = (center + rng() % spread) % size;
+        if (pattern >= 4) {
+          const std::int64_t at = run + step * static_cast<std::int64_t>(i % 8);
+          v = static_cast<std::uint64_t>(((at % static_cast<std::int64_t>(size)) + static_cast<std::int64_t>(size)) %
+                                         static_cast<std::int64_t>(size));
+        }
         idx[i]       = static_cast<Index>(v);
         const auto r = rng() % 100;
         if (some_bad && r == 0) idx[i] = static_cast<Index>(-1 - static_cast<Index>(rng() % 5));
@@ -134,19 +146,30 @@ void check_wide_gather(std::mt19937_64& rng) {
           if (flip != 0)  // an inverted source: its in-range bits complemented
             for (std::size_t i = 0; i < as64.size(); ++i)
               if (as64[i] >= 0 && as64[i] < size_bits) ref::set_bit(want.mask, static_cast<std::int64_t>(i), 1 - ref::get_bit(want.mask, static_cast<std::int64_t>(i)));
-          std::vector<word_type> out(static_cast<std::size_t>(words) + 1, poison);
-          size_type first_bad = std::numeric_limits<size_type>::max();
-          const size_type set = kmask::detail::avx512_gather_words<Check>(absent ? nullptr : src.data(), begin, size_bits,
-                                                                          idx.data(), flip, words, out.data(), first_bad);
-          for (size_type w = 0; w < words; ++w)
-            ASSERT_EQ(out[static_cast<std::size_t>(w)], want.mask[static_cast<std::size_t>(w)])
-                << "word " << w << " of " << words << ", " << sizeof(Index) * 8 << "-bit indices, check " << Check
-                << ", absent " << absent << ", flip " << flip << ", index pattern " << pattern << "; "
-                << seed_note(base_seed());
-          ASSERT_EQ(out[static_cast<std::size_t>(words)], poison) << "wrote past " << words << " words";
-          ASSERT_EQ(set, ref::count_set(want.mask, 0, 32 * words)) << words << " words";
-          if (Check)
-            ASSERT_EQ(first_bad, ref_bad < 0 ? std::numeric_limits<size_type>::max() : ref_bad) << words << " words";
+          for (const bool windowed : {false, true}) {
+            if (windowed && (sizeof(Index) != 4 || absent || !kmask::detail::host_has_avx512_bitalg())) continue;
+            std::vector<word_type> out(static_cast<std::size_t>(words) + 1, poison);
+            size_type first_bad = std::numeric_limits<size_type>::max();
+            size_type set       = 0;
+            if constexpr (sizeof(Index) == 4) {
+              if (windowed)
+                set = kmask::detail::avx512_windowed_gather_words<Check>(src.data(), begin, size_bits, idx.data(), flip,
+                                                                         words, out.data(), first_bad);
+            }
+            if (!windowed)
+              set = kmask::detail::avx512_gather_words<Check>(absent ? nullptr : src.data(), begin, size_bits,
+                                                              idx.data(), flip, words, out.data(), first_bad);
+            for (size_type w = 0; w < words; ++w)
+              ASSERT_EQ(out[static_cast<std::size_t>(w)], want.mask[static_cast<std::size_t>(w)])
+                  << "word " << w << " of " << words << ", " << sizeof(Index) * 8 << "-bit indices, check " << Check
+                  << ", absent " << absent << ", flip " << flip << ", index pattern " << pattern << ", step " << step
+                  << ", windowed " << windowed << "; " << seed_note(base_seed());
+            ASSERT_EQ(out[static_cast<std::size_t>(words)], poison) << "wrote past " << words << " words";
+            ASSERT_EQ(set, ref::count_set(want.mask, 0, 32 * words)) << words << " words, windowed " << windowed;
+            if (Check)
+              ASSERT_EQ(first_bad, ref_bad < 0 ? std::numeric_limits<size_type>::max() : ref_bad)
+                  << words << " words, windowed " << windowed;
+          }
         }
       }
     }

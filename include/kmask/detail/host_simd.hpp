@@ -11,6 +11,7 @@
 #include <kmask/detail/word_access.hpp>
 #include <kmask/types.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 
@@ -216,6 +217,92 @@ __attribute__((target("avx512f,popcnt"))) inline size_type avx512_gather_words(c
     }
     out[w] = v;
     set += static_cast<std::uint64_t>(__builtin_popcount(v));
+  }
+  return static_cast<size_type>(set);
+}
+
+// VPSHUFBITQMB (AVX512_BITALG): 64 bits picked at once, each from its own 64-bit lane.
+inline bool host_has_avx512_bitalg() {
+  static const bool yes = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                          __builtin_cpu_supports("avx512bitalg");
+  return yes;
+}
+
+// Rows at[0, 64) of int32 indices into out[0], out[1] as avx512_gather_words would write them,
+// where every row is in [0, limit) and each group of 8 rows (a filter's sorted rows) has its bits
+// in the 64 bits from the word of the group's first row, that word before `last` (so the two-word
+// load stays in the source): then one gather of the 8 groups' two-word windows and one VPSHUFBITQMB
+// pick all 64 bits, where the 8-row form takes 8 window loads and 8 variable shifts. Positions are
+// 32-bit, from the word `s` and bit `sh` < 32 that hold source bit 0 (in-range rows fit: an index
+// is below 2^31). Returns false, writing nothing, where a row or a group does not qualify.
+__attribute__((target("avx512f,avx512bw,avx512bitalg,popcnt"))) inline bool avx512_window_rows(
+    const word_type* s, std::uint32_t sh, std::uint32_t limit, std::uint32_t last, const std::int32_t* at,
+    std::uint64_t flip_all, word_type* out, std::uint64_t& set) {
+  const __m512i shift  = _mm512_set1_epi32(static_cast<int>(sh));
+  const __m512i lim    = _mm512_set1_epi32(static_cast<int>(limit));
+  const __m512i width  = _mm512_set1_epi32(64);
+  const __m512i lastv  = _mm512_set1_epi32(static_cast<int>(last));
+  const __m512i leader = _mm512_setr_epi32(0, 0, 0, 0, 0, 0, 0, 0, 8, 8, 8, 8, 8, 8, 8, 8);  // a group's first row
+  __m512i word[4];
+  __m128i pick[4];
+  __mmask16 good = 0xFFFF;
+  for (int k = 0; k < 4; ++k) {
+    const __m512i j = _mm512_loadu_si512(static_cast<const void*>(at + 16 * k));
+    const __m512i q = _mm512_add_epi32(j, shift);
+    const __m512i w = _mm512_srli_epi32(_mm512_permutexvar_epi32(leader, q), 5);  // the group's first word
+    const __m512i d = _mm512_sub_epi32(q, _mm512_slli_epi32(w, 5));                // the row's bit in its window
+    good = static_cast<__mmask16>(good & _mm512_cmplt_epu32_mask(j, lim) & _mm512_cmplt_epu32_mask(d, width) &
+                                  _mm512_cmplt_epu32_mask(w, lastv));
+    word[k] = w;
+    pick[k] = _mm512_cvtepi32_epi8(d);
+  }
+  if (good != 0xFFFF) return false;
+  // The 8 groups' first words (lanes 0 and 8 of each vector), in group order.
+  const __m512i pairs = _mm512_setr_epi32(0, 8, 16, 24, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+  const __m512i lo    = _mm512_permutex2var_epi32(word[0], pairs, word[1]);
+  const __m512i hi    = _mm512_permutex2var_epi32(word[2], pairs, word[3]);
+  const __m512i firsts =
+      _mm512_permutex2var_epi32(lo, _mm512_setr_epi32(0, 1, 2, 3, 16, 17, 18, 19, 0, 0, 0, 0, 0, 0, 0, 0), hi);
+  const __m512i windows = _mm512_i32gather_epi64(_mm512_castsi512_si256(firsts), static_cast<const void*>(s), 4);
+  __m512i bytes = _mm512_castsi128_si512(pick[0]);
+  bytes         = _mm512_inserti32x4(bytes, pick[1], 1);
+  bytes         = _mm512_inserti32x4(bytes, pick[2], 2);
+  bytes         = _mm512_inserti32x4(bytes, pick[3], 3);
+  const std::uint64_t bits = static_cast<std::uint64_t>(_mm512_bitshuffle_epi64_mask(windows, bytes)) ^ flip_all;
+  out[0] = static_cast<word_type>(bits);
+  out[1] = static_cast<word_type>(bits >> 32);
+  set += static_cast<std::uint64_t>(__builtin_popcountll(bits));
+  return true;
+}
+
+// avx512_gather_words for int32 indices into a present source, where the host has AVX512_BITALG:
+// pairs of words whose rows avx512_window_rows takes (a quick test of two groups' spans first, so
+// random rows skip it), the others by avx512_gather_words.
+template <bool Check>
+__attribute__((target("avx512f,avx512bw,avx512bitalg,popcnt"))) inline size_type avx512_windowed_gather_words(
+    const word_type* m, size_type base, size_type size_bits, const std::int32_t* idx, word_type flip, size_type words,
+    word_type* out, size_type& first_bad) {
+  const word_type* s       = m + base / word_bits;
+  const auto sh            = static_cast<std::uint32_t>(base % word_bits);
+  const auto limit         = static_cast<std::uint32_t>(std::min<size_type>(size_bits, size_type{1} << 31));
+  // The word holding the source's last bit, from s (a window must start before it).
+  const size_type last_word = size_bits > 0 ? (static_cast<size_type>(sh) + size_bits - 1) / word_bits : 0;
+  const auto last          = static_cast<std::uint32_t>(std::min<size_type>(last_word, size_type{0xffffffff}));
+  const std::uint64_t flip_all = flip != 0 ? ~std::uint64_t{0} : 0;
+  std::uint64_t set = 0;
+  size_type w       = 0;
+  while (w < words) {
+    const std::int32_t* at = idx + w * word_bits;
+    if (w + 2 <= words && static_cast<std::uint32_t>(at[7]) - static_cast<std::uint32_t>(at[0]) < 64u &&
+        static_cast<std::uint32_t>(at[63]) - static_cast<std::uint32_t>(at[56]) < 64u && avx512_window_rows(s, sh, limit, last, at, flip_all, out + w, set)) {
+      w += 2;
+      continue;
+    }
+    const size_type n = std::min<size_type>(2, words - w);
+    size_type bad     = first_bad - w * word_bits;
+    set += static_cast<std::uint64_t>(avx512_gather_words<Check>(m, base, size_bits, at, flip, n, out + w, bad));
+    if (Check) first_bad = bad + w * word_bits;
+    w += n;
   }
   return static_cast<size_type>(set);
 }

@@ -205,6 +205,14 @@ struct gathered_bits {
 #if defined(KMASK_HOST_AVX512)
     if (host_has_avx512f()) {
       size_type bad = first_bad - w0 * word_bits;
+      if constexpr (std::is_same<Index, std::int32_t>::value) {
+        if (mask != nullptr && host_has_avx512_bitalg()) {
+          set = avx512_windowed_gather_words<CheckBounds>(mask, base, size_bits, indices + w0 * word_bits, flip,
+                                                          w1 - w0, dest + w0, bad);
+          if (Report) first_bad = bad + w0 * word_bits;
+          return true;
+        }
+      }
       set = avx512_gather_words<CheckBounds>(mask, base, size_bits, indices + w0 * word_bits, flip, w1 - w0, dest + w0,
                                              bad);
       if (Report) first_bad = bad + w0 * word_bits;
