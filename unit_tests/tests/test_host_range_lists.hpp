@@ -180,3 +180,112 @@ TEST(TEST_CATEGORY, segmented_count_range_lists_refuse_the_first_bad_range) {
     }
   }
 }
+
+// Batch counts of many masks take the same passes on a host space (the masks tested and described
+// by the space's threads): lists under, at and over the crossing and one with a mask of most of
+// the bits among small ones (the batch launch where the space has threads to share it), as views
+// with begin bits and as raw sources (inverted and absent ones among them), set and unset, in place
+// and allocating, against the reference, poison past the counts, with the route that ran.
+TEST(TEST_CATEGORY, batch_count_lists_of_every_route) {
+  namespace hr = host_range_lists;
+  TEST_EXECSPACE exec;
+  const auto seed = base_seed() + 93;
+  SCOPED_TRACE(seed_note(seed));
+  std::mt19937_64 rng(seed);
+  const std::size_t lo = hr::min_ranges();
+  for (const std::size_t n : {lo - 1, lo, std::size_t{2000}, std::size_t{300}}) {
+    const bool one_long = n == 300;
+    SCOPED_TRACE(::testing::Message() << n << " masks" << (one_long ? ", one long" : ""));
+    std::vector<inv::mask_source> ms;
+    std::vector<size_type> sizes, want, want_plain, begins;
+    std::vector<kmask::source_mask> raw;
+    std::vector<Kokkos::View<const word_type*, inv::MS>> views;
+    for (std::size_t j = 0; j < n; ++j) {
+      const size_type bits = one_long && j == 100 ? (size_type{1} << 22) + 7 : static_cast<size_type>(rng() % 3000);
+      sizes.push_back(bits);
+      ms.push_back(inv::random_source(rng, bits, j != 100));
+      raw.push_back(ms.back().as_source());
+      views.push_back(ms.back().dev);
+      begins.push_back(ms.back().begin);
+      want.push_back(ref::count_set_read(ms.back().as_read(), bits));
+      ref::read_source plain = ms.back().as_read();  // the view form reads no invert flag
+      plain.invert           = false;
+      want_plain.push_back(ref::count_set_read(plain, bits));
+    }
+    const auto in_place = poisoned_counts<TEST_EXECSPACE>(static_cast<size_type>(n + 2));
+    const auto kernels =
+        hr::kernels_of([&] { kmask::inplace_batch_count_set_bits(exec, raw, sizes, in_place); });
+    const auto unset_views = counts_to_host(kmask::batch_count_unset_bits(exec, views, begins, sizes));
+    const auto got         = counts_to_host(in_place);
+    ASSERT_EQ(unset_views.size(), n);
+    for (std::size_t j = 0; j < n; ++j) {
+      ASSERT_EQ(got[j], want[j]) << "raw sources, set bits of mask " << j;
+      ASSERT_EQ(unset_views[j], sizes[j] - want_plain[j]) << "views, unset bits of mask " << j;
+    }
+    for (std::size_t j = n; j < n + 2; ++j) EXPECT_EQ(got[j], -777) << "entry " << j << " past the masks was written";
+    if (kmask::detail::uses_cpu_kernels<TEST_EXECSPACE>()) {
+      const std::string fn = "kmask::inplace_batch_count_set_bits::";
+      const bool whole     = !one_long || exec.concurrency() == 1;
+      EXPECT_EQ(hr::launched(kernels, fn + "check"), hr::threaded(n)) << "the threads' check pass";
+      EXPECT_EQ(hr::launched(kernels, fn + "ranges"), hr::threaded(n) && whole) << "a thread a mask";
+      EXPECT_EQ(hr::launched(kernels, fn + "words"), !hr::threaded(n) || !whole) << "the batch launch";
+    }
+  }
+}
+
+// A bad mask or size at the first, a block-seam, a random and the last position of a list over
+// the crossing, a second bad entry after it: the serial check's message for the first, and not
+// one count written.
+TEST(TEST_CATEGORY, batch_count_lists_refuse_the_first_bad_mask) {
+  namespace hr = host_range_lists;
+  TEST_EXECSPACE exec;
+  const auto seed = base_seed() + 94;
+  SCOPED_TRACE(seed_note(seed));
+  std::mt19937_64 rng(seed);
+  const ref::words h = random_words(rng, 4);  // 128 bits
+  const auto m       = to_device<TEST_EXECSPACE>(h);
+  const std::size_t n = 900, block =
+      static_cast<std::size_t>(kmask::detail::launch_tuning<TEST_EXECSPACE>::count_cpu_list_block_ranges);
+  const std::string is = "kmask::inplace_batch_count_set_bits: ", au = "kmask::batch_count_unset_bits: ";
+  for (const std::size_t at : {std::size_t{0}, block, static_cast<std::size_t>(rng() % n), n - 1}) {
+    SCOPED_TRACE(::testing::Message() << "bad entry " << at);
+    std::vector<size_type> sizes(n), begins(n);
+    for (std::size_t j = 0; j < n; ++j) sizes[j] = static_cast<size_type>(rng() % 60), begins[j] = static_cast<size_type>(rng() % 60);
+    const std::vector<Kokkos::View<const word_type*, inv::MS>> views(n, m);
+    std::vector<kmask::source_mask> raw(n, kmask::source_mask{m.data(), 4, 0});
+    for (std::size_t j = 0; j < n; ++j) raw[j].begin_bit = begins[j];
+    const std::string p = std::to_string(at);
+    const auto counts   = poisoned_counts<TEST_EXECSPACE>(static_cast<size_type>(n));
+    const auto refused  = [&](auto&& call, const std::type_info& type, const std::string& message) {
+      inv::expect_refused(call, type, message, [&] { EXPECT_EQ(to_host(m), h) << "the mask changed"; });
+      for (size_type v : counts_to_host(counts)) ASSERT_EQ(v, -777) << "a count was written by a rejected call";
+    };
+    {  // a view read past its end, then another after it
+      auto b = begins, s = sizes;
+      b[at] = 29, s[at] = 100;
+      if (at + 1 < n) b[n - 1] = -1;
+      refused([&] { kmask::batch_count_unset_bits(exec, views, b, s); }, typeid(std::out_of_range),
+              au + "begin_bits[" + p + "] + sizes_bits[" + p + "] = 29 + 100 is past the 128 bits of masks[" + p +
+                  "] (4 words)");
+      kmask::inplace_batch_count_set_bits(exec, views, begins, sizes, counts);  // control: the good list passes
+      const auto c = counts_to_host(counts);
+      for (std::size_t j = 0; j < n; ++j) ASSERT_EQ(c[j], ref::count_set(h, begins[j], begins[j] + sizes[j])) << "mask " << j;
+      Kokkos::deep_copy(counts, size_type{-777});
+    }
+    {  // a null pointer with an extent, then a bad begin bit after it
+      auto r = raw;
+      r[at]  = kmask::source_mask{nullptr, 4, 0};
+      if (at + 1 < n) r[n - 1].begin_bit = -1;
+      refused([&] { kmask::inplace_batch_count_set_bits(exec, r, sizes, counts); }, typeid(std::invalid_argument),
+              is + "masks[" + p + "] is a null pointer but its extent is 4 words (only an empty null mask reads as all valid)");
+    }
+    {  // a negative size (checked on the calling thread, before any mask)
+      auto s = sizes;
+      s[at]  = -1;
+      auto r = raw;
+      r[0]   = kmask::source_mask{nullptr, 4, 0};
+      refused([&] { kmask::inplace_batch_count_set_bits(exec, r, s, counts); }, typeid(std::invalid_argument),
+              is + "sizes_bits[" + p + "] = -1 is negative");
+    }
+  }
+}

@@ -9,6 +9,7 @@
 
 #include <kmask/detail/compat.hpp>
 #include <kmask/detail/count_kernels.hpp>
+#include <kmask/detail/host_range_count.hpp>
 #include <kmask/detail/launch_shape.hpp>
 #include <kmask/detail/mask_lists.hpp>
 #include <kmask/detail/staging_pool.hpp>
@@ -18,6 +19,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -324,6 +326,70 @@ batch_teams check_and_plan_batch(const ExecSpace& exec, const arg_names& names, 
   });
 }
 
+// The CPU form's batch of many masks (host_range_list_pays): the sizes checked on the calling
+// thread, the masks tested and described by the space's threads (host_range_count.hpp); a mask
+// that fails sends the call to the serial check, which throws its message.
+template <class ExecSpace, class Sources>
+host_range_list<ExecSpace, batch_range> check_host_batch(const ExecSpace& exec, const arg_names& names,
+                                                         const Sources& masks, const std::vector<size_type>& sizes_bits,
+                                                         bool unset) {
+  check_batch_sizes(names, masks.size(), sizes_bits);
+  const size_type* sizes = sizes_bits.data();
+  const Sources* list_of = &masks;
+  auto list              = check_host_list<batch_range>(
+      names.fn, exec, masks.size(), [=](std::size_t j, batch_range& d) -> size_type {
+        const source_mask m = (*list_of)[j];
+        if (check_source(m, sizes[j]) == source_status::invalid) return -1;
+        const size_type b = m.words == nullptr ? 0 : m.begin_bit;
+        d                 = {m.words, b, b + sizes[j], (unset != m.invert) ? 1 : 0};
+        return m.words == nullptr ? 0 : words_of_bits(b, b + sizes[j]);
+      });
+  if (list.bad != list.n) {
+    check_batch_sources(names, masks, sizes_bits);
+    throw std::logic_error(std::string(names.fn) + ": mask " + std::to_string(list.bad) +
+                           " was refused by a check that the host check accepts");
+  }
+  return list;
+}
+
+// counts_after_checks() (called once every argument passed) filled with the count (set, or
+// `unset`) of bits [m.begin_bit, m.begin_bit + sizes_bits[j]) of every mask j: on a host space
+// with a list host_range_list_pays, by the space's threads (a thread a mask where that balances,
+// else the batch launch over their descriptors); otherwise checked and planned on the calling
+// thread, in one launch.
+template <class ExecSpace, class Sources, class CountsAfterChecks>
+auto batch_counts(const ExecSpace& exec, const arg_names& names, const Sources& masks,
+                  const std::vector<size_type>& sizes_bits, bool unset, const CountsAfterChecks& counts_after_checks) {
+  if constexpr (uses_cpu_kernels<ExecSpace>()) {
+    if (host_range_list_pays<ExecSpace>(masks.size())) {
+      const auto list      = check_host_batch(exec, names, masks, sizes_bits, unset);
+      const batch_range* d = list.descriptors();
+      if (list.whole) {
+        auto counts = counts_after_checks();
+        count_host_list(names.fn, exec, list, counts, [](const batch_range& r) {
+          const size_type len = r.end - r.begin;
+          size_type set       = r.words == nullptr ? len : 0;
+          if (r.words != nullptr && len > 0)
+            set = count_words_on_cpu(r.words, r.begin / word_bits, (r.end - 1) / word_bits + 1, r.begin, r.end);
+          return r.negate ? len - set : set;
+        });
+        return counts;
+      }
+      const batch_teams teams = plan_batch_teams(names.fn, exec, list.n, [d](std::size_t j) {
+        return d[j].words == nullptr ? size_type{0} : words_of_bits(d[j].begin, d[j].end);
+      });
+      auto counts = counts_after_checks();
+      enqueue_batch_counts(std::string(names.fn) + "::", exec, teams, list.n, [d](std::size_t j) { return d[j]; },
+                           counts);
+      return counts;
+    }
+  }
+  const batch_teams teams = check_and_plan_batch(exec, names, masks, sizes_bits);
+  auto counts             = counts_after_checks();
+  enqueue_batch_of_masks(exec, names, teams, masks, sizes_bits, unset, counts);
+  return counts;
+}
+
 // Enqueues counts(j) = the count (set, or `unset`) of bits [m.begin_bit, m.begin_bit +
 // sizes_bits[j]) of every mask j, for checked masks and their planned teams.
 template <class ExecSpace, class Sources>
@@ -345,11 +411,11 @@ Kokkos::View<size_type*, typename ExecSpace::memory_space> batch_count_call(cons
                                                                             const Sources& masks,
                                                                             const std::vector<size_type>& sizes_bits,
                                                                             bool unset) {
-  const batch_teams teams = check_and_plan_batch(exec, names, masks, sizes_bits);
-  const Kokkos::View<size_type*, typename ExecSpace::memory_space> counts(
-      Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, std::string(names.fn) + "::counts"), masks.size());
-  enqueue_batch_of_masks(exec, names, teams, masks, sizes_bits, unset, counts);
-  return counts;
+  using counts_view = Kokkos::View<size_type*, typename ExecSpace::memory_space>;
+  return batch_counts(exec, names, masks, sizes_bits, unset, [&] {
+    return counts_view(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, std::string(names.fn) + "::counts"),
+                       masks.size());
+  });
 }
 
 // The in-place form: into the caller's `counts` (at least masks.size() entries; the rest untouched).
@@ -357,10 +423,11 @@ template <class ExecSpace, class Sources>
 void inplace_batch_count_call(const ExecSpace& exec, const arg_names& names, const Sources& masks,
                               const std::vector<size_type>& sizes_bits, bool unset,
                               const Kokkos::View<size_type*, typename ExecSpace::memory_space>& counts) {
-  const batch_teams teams = check_and_plan_batch(exec, names, masks, sizes_bits);
-  check_counter_extent(names.fn, "counts", static_cast<size_type>(counts.extent(0)),
-                       static_cast<size_type>(masks.size()), counts.data() == nullptr);
-  enqueue_batch_of_masks(exec, names, teams, masks, sizes_bits, unset, counts);
+  batch_counts(exec, names, masks, sizes_bits, unset, [&] {
+    check_counter_extent(names.fn, "counts", static_cast<size_type>(counts.extent(0)),
+                         static_cast<size_type>(masks.size()), counts.data() == nullptr);
+    return counts;
+  });
 }
 
 }  // namespace detail

@@ -128,12 +128,14 @@ void count_ranges_into(const char* fn, const ExecSpace& exec, const source_mask&
 template <class ExecSpace, class CountsAfterChecks>
 auto count_checked_ranges(const char* fn, const ExecSpace& exec, const source_mask& mask, const size_type* ranges,
                           std::size_t num_bounds, bool unset, const CountsAfterChecks& counts_after_checks) {
-  if (host_range_list_pays<ExecSpace>(num_bounds / 2)) {
-    const host_range_list<ExecSpace> list = check_host_ranges(fn, exec, mask, ranges, num_bounds);
-    auto counts                           = counts_after_checks();
-    if (list.whole) count_host_ranges(fn, exec, list, mask, unset, counts);
-    else count_ranges_into(fn, exec, mask, ranges, num_bounds, unset, counts);
-    return counts;
+  if constexpr (uses_cpu_kernels<ExecSpace>()) {
+    if (host_range_list_pays<ExecSpace>(num_bounds / 2)) {
+      const auto list = check_host_ranges(fn, exec, mask, ranges, num_bounds);
+      auto counts     = counts_after_checks();
+      if (list.whole) count_host_ranges(fn, exec, list, mask, unset, counts);
+      else count_ranges_into(fn, exec, mask, ranges, num_bounds, unset, counts);
+      return counts;
+    }
   }
   check_range_pairs(fn, mask, ranges, num_bounds);
   auto counts = counts_after_checks();
