@@ -36,6 +36,19 @@ void write_offset_ranges(const ExecSpace& exec, const Kokkos::View<size_type*, t
         ranges(2 * r + 1) = (r + 1) * step + past;
       });
 }
+// A bad range {b, e} of each kind over a 128-bit mask and the message it gets after
+// "ranges[i] = " (i the begin's position, or the end's where b >= 0), '@' standing for the begin's.
+struct bad_range {
+  size_type b, e;
+  bool out_of_range;
+  std::string what;
+};
+inline std::vector<bad_range> bad_ranges_of_128_bits() {
+  return {{-3, 4, false, "-3 is negative"},
+          {9, 7, false, "7 is less than ranges[@] = 9"},
+          {0, size_type{1} << 62, false, "4611686018427387904 is too large"},
+          {100, 200, true, "200 is past the 128 bits of mask (4 words)"}};
+}
 }  // namespace device_ranges_test
 
 // Short and long ranges (a few bits to ~100000), masks at every word skew from an aligned
@@ -139,18 +152,8 @@ TEST(TEST_CATEGORY, device_range_counts_refuse_a_bad_range_and_write_nothing) {
   std::mt19937_64 rng(seed);
   const auto host = random_words(rng, 4);  // 128 bits
   const auto dev  = to_device<TEST_EXECSPACE>(host);
-  const size_type T = size_type{1} << 62;
   const std::string is = "kmask::inplace_segmented_count_set_bits: ", su = "kmask::segmented_count_unset_bits: ";
-  struct bad_case {
-    size_type b, e;
-    bool out_of_range;
-    std::string what;  // the message after "ranges[i] = " / "ranges[i + 1] = "
-  };
-  const std::vector<bad_case> cases{{-3, 4, false, "-3 is negative"},
-                                    {9, 7, false, "7 is less than ranges[@] = 9"},
-                                    {0, T, false, "4611686018427387904 is too large"},
-                                    {100, 200, true, "200 is past the 128 bits of mask (4 words)"}};
-  for (const auto& c : cases) {
+  for (const auto& c : device_ranges_test::bad_ranges_of_128_bits()) {
     for (std::size_t at : {std::size_t{0}, std::size_t{517}, std::size_t{1999}}) {
       auto ranges = device_ranges_test::random_ranges(rng, 2000, 128, 128);
       ranges[2 * at]     = c.b;

@@ -10,20 +10,8 @@
 namespace {
 namespace host_range_lists {
 
-template <class F>
-std::vector<std::string> kernels_of(F&& call) {
-  namespace pl = profiling_labels;
-  pl::recording rec;
-  call();
-  rec.stop();
-  std::vector<std::string> out;
-  for (const auto& e : pl::recorder().events)
-    if (e.kind == pl::event::kernel) out.push_back(e.name);
-  return out;
-}
-inline bool launched(const std::vector<std::string>& kernels, const std::string& label) {
-  return std::find(kernels.begin(), kernels.end(), label) != kernels.end();
-}
+using profiling_labels::kernels_of;
+using profiling_labels::launched;
 
 inline std::size_t min_ranges() {
   return static_cast<std::size_t>(kmask::detail::launch_tuning<TEST_EXECSPACE>::count_cpu_list_min_ranges);
@@ -134,19 +122,9 @@ TEST(TEST_CATEGORY, segmented_count_range_lists_refuse_the_first_bad_range) {
   std::mt19937_64 rng(seed);
   const auto host   = random_words(rng, 4);  // 128 bits
   const auto dev    = to_device<TEST_EXECSPACE>(host);
-  const size_type T = size_type{1} << 62;
-  struct bad_case {
-    size_type b, e;
-    bool out_of_range;
-    std::string what;  // after "ranges[i] = ", '@' standing for the begin's position
-  };
-  const std::vector<bad_case> cases{{-3, 4, false, "-3 is negative"},
-                                    {9, 7, false, "7 is less than ranges[@] = 9"},
-                                    {0, T, false, "4611686018427387904 is too large"},
-                                    {100, 200, true, "200 is past the 128 bits of mask (4 words)"}};
   const std::size_t block = static_cast<std::size_t>(kmask::detail::launch_tuning<TEST_EXECSPACE>::count_cpu_list_block_ranges);
   for (const std::size_t n : {hr::min_ranges() - 1, std::size_t{5000}}) {
-    for (const auto& c : cases) {
+    for (const auto& c : device_ranges_test::bad_ranges_of_128_bits()) {
       for (const std::size_t at : {std::size_t{0}, block, static_cast<std::size_t>(rng() % n), n - 1}) {
         auto ranges = hr::ranges_of(rng, n, 128, 128, false);
         ranges[2 * at] = c.b, ranges[2 * at + 1] = c.e;

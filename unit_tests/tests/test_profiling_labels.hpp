@@ -172,6 +172,21 @@ inline std::string describe(const event& e) {
   return os.str();
 }
 
+// The labels of the kernels `call` launched, in order (which route a call took).
+template <class F>
+std::vector<std::string> kernels_of(F&& call) {
+  recording rec;
+  call();
+  rec.stop();
+  std::vector<std::string> out;
+  for (const auto& e : recorder().events)
+    if (e.kind == event::kernel) out.push_back(e.name);
+  return out;
+}
+inline bool launched(const std::vector<std::string>& kernels, const std::string& label) {
+  return std::find(kernels.begin(), kernels.end(), label) != kernels.end();
+}
+
 }  // namespace profiling_labels
 }  // namespace
 

@@ -11,21 +11,8 @@ namespace threaded_lists {
 
 using namespace move_bits;
 
-// The labels of the kernels `call` launched.
-template <class F>
-std::vector<std::string> kernels_of(F&& call) {
-  namespace pl = profiling_labels;
-  pl::recording rec;
-  call();
-  rec.stop();
-  std::vector<std::string> out;
-  for (const auto& e : pl::recorder().events)
-    if (e.kind == pl::event::kernel) out.push_back(e.name);
-  return out;
-}
-inline bool launched(const std::vector<std::string>& kernels, const std::string& label) {
-  return std::find(kernels.begin(), kernels.end(), label) != kernels.end();
-}
+using profiling_labels::kernels_of;
+using profiling_labels::launched;
 
 // Whether the space under test describes a list of `n` pieces with its threads.
 inline bool threaded(std::size_t n) { return kmask::detail::threaded_list_pays(TEST_EXECSPACE{}, n); }
