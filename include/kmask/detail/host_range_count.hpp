@@ -10,8 +10,8 @@
 //     host check uses, writing each entry's descriptor into a staging lease, and summing their
 //     words and longest range; the caller joins the blocks and, when an entry failed, throws the
 //     call's message for it (nothing has been written);
-//  2. "<fn>::ranges": one thread counts a whole range and writes its count, ranges handed out in
-//     dynamic chunks.
+//  2. "<fn>::ranges": one thread counts a whole range and writes its count, chunks of ranges dealt
+//     out round robin.
 // A list whose longest range is a large share of a thread's words goes to the batch launch
 // instead, which cuts ranges into blocks that threads share.
 
@@ -120,19 +120,31 @@ KOKKOS_INLINE_FUNCTION size_type words_of_bits(size_type lo, size_type hi) {
 }
 
 // Pass 2: enqueues counts(j) = count_of(descriptor j) for every entry of a checked `whole` list,
-// a thread a range.
+// a thread a range. The list is cut into chunks of consecutive entries, about
+// count_cpu_list_chunks_per_thread a thread, dealt out round robin: a static schedule gives each
+// thread a contiguous run of iterations, and iteration i takes chunk (i % T) x R + i / T, so a
+// thread's chunks come from across the whole list (ranges sorted by length still balance). Not a
+// dynamic schedule: Kokkos 3.4's OpenMP one starts with a rendezvous whose spin-wait sleeps, which
+// cost ~1 ms a call on 16 threads (call 32.1).
 template <class ExecSpace, class Desc, class CountOf>
 void count_host_list(const char* fn, const ExecSpace& exec, const host_range_list<ExecSpace, Desc>& list,
                      const Kokkos::View<size_type*, typename ExecSpace::memory_space>& counts, const CountOf& count_of) {
-  const std::size_t n = list.n;
-  const auto threads  = static_cast<std::size_t>(std::max(1, static_cast<int>(exec.concurrency())));
-  const int chunk     = static_cast<int>(
-      std::max<std::size_t>(1, n / (threads * launch_tuning<ExecSpace>::count_cpu_list_chunks_per_thread)));
-  const Desc* d       = list.descriptors();
+  const auto n       = static_cast<size_type>(list.n);
+  const auto threads = static_cast<size_type>(std::max(1, static_cast<int>(exec.concurrency())));
+  const size_type per_chunk =
+      std::max<size_type>(
+      1, n / (threads * static_cast<size_type>(launch_tuning<ExecSpace>::count_cpu_list_chunks_per_thread)));
+  const size_type chunks = (n + per_chunk - 1) / per_chunk;
+  const size_type rounds = (chunks + threads - 1) / threads;  // R: chunks a thread takes, at most
+  const Desc* d          = list.descriptors();
   Kokkos::parallel_for(std::string(fn) + "::ranges",
-                       Kokkos::RangePolicy<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>, Kokkos::IndexType<size_type>>(
-                           exec, 0, static_cast<size_type>(n), Kokkos::ChunkSize(chunk)),
-                       [=](size_type j) { counts(j) = count_of(d[j]); });
+                       Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<size_type>>(exec, 0, threads * rounds),
+                       [=](size_type i) {
+                         const size_type c = (i % threads) * rounds + i / threads;
+                         if (c >= chunks) return;
+                         const size_type end = std::min(n, (c + 1) * per_chunk);
+                         for (size_type j = c * per_chunk; j < end; ++j) counts(j) = count_of(d[j]);
+                       });
 }
 
 // A segmented count's pass 1 over the num_bounds / 2 ranges at `bounds` (host memory, a list

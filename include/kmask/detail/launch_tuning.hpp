@@ -90,8 +90,8 @@ struct launch_tuning {
   // sums and their join stay a small share; uneven blocks still spread over the threads.
   static constexpr int count_cpu_list_block_ranges = 128;
   static constexpr std::size_t count_cpu_list_blocks_per_thread = 4;
-  // Dynamic chunks of ranges a thread takes (about) in the counting pass: ranges of uneven length
-  // still balance, and a chunk is many ranges where they are short.
+  // Chunks of ranges a thread takes (about) in the counting pass, dealt round robin: ranges of
+  // uneven length still balance, and a chunk is many ranges where they are short.
   static constexpr std::size_t count_cpu_list_chunks_per_thread = 16;
   // Segmented counts over ranges in device memory (lengths unknown to the host): the lanes that
   // share a range are sized from the mask's words per range, so short ranges do not leave most of
