@@ -5,8 +5,7 @@
 // view), against the scalar reference, with the route that ran (its kernel labels); and a bad
 // range at the first, a block-seam, a random and the last position, with a second bad range after
 // it, refused with the message of the first and nothing written. On a GPU space the same lists run
-// the GPU form (no route to check). Last, few long ranges in device memory, which the GPU form
-// counts a team a range. Uses profiling_labels::kernels_of.
+// the GPU form (no route to check). Uses profiling_labels::recording.
 
 namespace {
 namespace host_range_lists {
@@ -265,75 +264,6 @@ TEST(TEST_CATEGORY, batch_count_lists_refuse_the_first_bad_mask) {
       r[0]   = kmask::source_mask{nullptr, 4, 0};
       refused([&] { kmask::inplace_batch_count_set_bits(exec, r, s, counts); }, typeid(std::invalid_argument),
               is + "sizes_bits[" + p + "] = -1 is negative");
-    }
-  }
-}
-
-// Few long ranges (the mean range is a whole team's units or more: a team a range on the GPU form,
-// device_long_range_count_functor): each count against the reference at several starts and begin
-// bits, inverted, poison past the counts, the kernel that ran; and a bad range among them refused
-// with its message and nothing written (the check's verdict through the long-range kernel's ticket).
-TEST(TEST_CATEGORY, device_range_counts_of_long_ranges) {
-  TEST_EXECSPACE exec;
-  using MS        = typename TEST_EXECSPACE::memory_space;
-  const auto seed = base_seed() + 74;
-  SCOPED_TRACE(seed_note(seed));
-  std::mt19937_64 rng(seed);
-  const std::size_t words = 60000;  // 15000 units: at most 14 ranges take a team each
-  const auto host         = random_words(rng, words);
-  const auto dev          = to_device<TEST_EXECSPACE>(host);
-  const std::string fn    = "kmask::inplace_segmented_count_set_bits";
-  for (const std::size_t n : {std::size_t{1}, std::size_t{2}, std::size_t{5}, std::size_t{14}}) {
-    for (const std::size_t skew : {std::size_t{0}, std::size_t{1}, std::size_t{3}}) {
-      const size_type shift = static_cast<size_type>(rng() % 64);
-      const size_type total = static_cast<size_type>(words - skew) * 32 - shift;
-      const kmask::source_mask m{dev.data() + skew, static_cast<size_type>(words - skew), shift};
-      SCOPED_TRACE(::testing::Message() << n << " ranges, skew " << skew << ", shift " << shift);
-      ASSERT_TRUE(kmask::detail::team_a_range<TEST_EXECSPACE>(m, n));
-      std::vector<size_type> ranges;
-      for (std::size_t r = 0; r < n; ++r) {
-        const int kind      = static_cast<int>(rng() % 4);  // whole, long, short, empty
-        const size_type len = kind == 0 ? total : kind == 1 ? static_cast<size_type>(rng() % static_cast<std::uint64_t>(total))
-                                        : kind == 2 ? static_cast<size_type>(rng() % 200) : 0;
-        const size_type b = static_cast<size_type>(rng() % static_cast<std::uint64_t>(total - len + 1));
-        ranges.push_back(b);
-        ranges.push_back(b + len);
-      }
-      const auto d_ranges = device_ranges_test::ranges_on_device<TEST_EXECSPACE>(ranges);
-      const auto set      = poisoned_counts<TEST_EXECSPACE>(static_cast<size_type>(n + 2));
-      const auto inv      = poisoned_counts<TEST_EXECSPACE>(static_cast<size_type>(n + 2));
-      const auto kernels  = profiling_labels::kernels_of([&] { kmask::inplace_segmented_count_set_bits(exec, m, d_ranges, set); });
-      kmask::inplace_segmented_count_unset_bits(exec, kmask::inverted(m), Kokkos::View<const size_type*, MS>(d_ranges), inv);
-      const auto s = counts_to_host(set), u = counts_to_host(inv);
-      for (std::size_t r = 0; r < n; ++r) {
-        const size_type b = ranges[2 * r], e = ranges[2 * r + 1];
-        const size_type off = static_cast<size_type>(skew) * 32 + shift;
-        ASSERT_EQ(s[r], ref::count_set(host, off + b, off + e)) << "range " << r << " [" << b << ", " << e << ")";
-        ASSERT_EQ(u[r], s[r]) << "unset bits of the inverted mask, range " << r;
-      }
-      for (std::size_t r = n; r < n + 2; ++r) {
-        EXPECT_EQ(s[r], -777) << "entry " << r << " past the ranges was written";
-        EXPECT_EQ(u[r], -777) << "entry " << r << " past the ranges was written";
-      }
-      if (!kmask::detail::uses_cpu_kernels<TEST_EXECSPACE>())
-        EXPECT_TRUE(profiling_labels::launched(kernels, fn + "::long_device_ranges")) << "a team a range";
-      // A bad range (past the mask) at a random position: its message, nothing written.
-      auto bad          = ranges;
-      const std::size_t at = static_cast<std::size_t>(rng() % n);
-      bad[2 * at + 1]   = total + 1;
-      const auto d_bad  = device_ranges_test::ranges_on_device<TEST_EXECSPACE>(bad);
-      const auto counts = poisoned_counts<TEST_EXECSPACE>(static_cast<size_type>(n));
-      try {
-        kmask::inplace_segmented_count_set_bits(exec, m, d_bad, counts);
-        ADD_FAILURE() << "not refused";
-      } catch (const std::out_of_range& e) {
-        EXPECT_EQ(std::string(e.what()).rfind(fn + ": ranges[" + std::to_string(2 * at + 1) + "] = " +
-                                                  std::to_string(total + 1) + " is past the ",
-                                              0),
-                  0u)
-            << e.what();
-      }
-      for (size_type v : counts_to_host(counts)) ASSERT_EQ(v, -777) << "a count was written by a rejected call";
     }
   }
 }

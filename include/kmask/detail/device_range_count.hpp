@@ -22,21 +22,6 @@
 namespace kmask {
 namespace detail {
 
-// After a team's ranges: its ticket; the team that takes the last of `league` copies the check's
-// mark (scratch[0]) to *verdict and leaves both scratch words zero.
-template <class Member>
-KOKKOS_INLINE_FUNCTION void take_range_ticket(const Member& team, size_type* scratch, size_type league,
-                                              size_type* verdict) {
-  team.team_barrier();
-  Kokkos::single(Kokkos::PerTeam(team), [&]() {
-    Kokkos::memory_fence();  // every thread's read of the mark precedes the ticket
-    if (atomic_fetch_add_count(&scratch[1], 1) != league - 1) return;
-    Kokkos::memory_fence();
-    *verdict = atomic_exchange_count(&scratch[0], 0);
-    atomic_exchange_count(&scratch[1], 0);
-  });
-}
-
 // *mark = max(*mark, n - r) for every range r that range_bounds_ok() refuses: n - (the first bad
 // range), 0 when every range is good, so the mark can start in a lease's zeroed word.
 struct range_check_functor {
@@ -98,46 +83,14 @@ struct device_range_count_functor {
         r = next, b = nb, e = ne;
       }
     }
-    take_range_ticket(team, scratch, league, verdict);
-  }
-};
-
-// The GPU form for long ranges (a team's threads would each get at least
-// count_gpu_range_units_per_lane units at the mean range length): team t counts ranges t,
-// t + league, ..., all its threads striding over a range's 16-byte units (count_range_share) and
-// the team's reduction summing them. A warp a range left 1000 ranges of 2^17 bits to 125 teams,
-// a quarter of a wave, each warp's range several dependent passes. No range is counted when the
-// check marked one; the ticket as in device_range_count_functor.
-template <class ExecSpace, int Items>
-struct device_long_range_count_functor {
-  using member_type = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
-  const word_type* m;  // nullptr: absent (every bit set)
-  size_type base;      // the mask's begin_bit
-  const size_type* bounds;
-  size_type n;
-  size_type* counts;
-  bool unset;
-  size_type league;
-  size_type* scratch;
-  size_type* verdict;
-
-  KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
-    if (scratch[0] == 0) {  // a plain load, once: as in device_range_count_functor
-      const size_type T = team.team_size();
-      for (size_type r = team.league_rank(); r < n; r += league) {
-        const size_type b = base + bounds[2 * r], e = base + bounds[2 * r + 1];
-        size_type set     = 0;
-        if (m != nullptr && e > b) {
-          const size_type first = b / word_bits, stop = (e - 1) / word_bits + 1;
-          Kokkos::parallel_reduce(
-              Kokkos::TeamThreadRange(team, team.team_size()),
-              [&](int g, size_type& acc) { acc += count_range_share<Items>(g, T, m, first, stop, b, e); }, set);
-        }
-        Kokkos::single(Kokkos::PerTeam(team),
-                       [&]() { counts[r] = range_count_start(e - b, m == nullptr, unset) + (unset ? -set : set); });
-      }
-    }
-    take_range_ticket(team, scratch, league, verdict);
+    team.team_barrier();
+    Kokkos::single(Kokkos::PerTeam(team), [&]() {
+      Kokkos::memory_fence();  // every thread's read of the mark precedes the ticket
+      if (atomic_fetch_add_count(&scratch[1], 1) != league - 1) return;
+      Kokkos::memory_fence();
+      *verdict = atomic_exchange_count(&scratch[0], 0);
+      atomic_exchange_count(&scratch[1], 0);
+    });
   }
 };
 
@@ -154,16 +107,6 @@ int range_lanes(const source_mask& mask, std::size_t n) {
          static_cast<size_type>(lanes) * tuning::count_gpu_range_units_per_lane < units)
     lanes *= 2;
   return lanes;
-}
-
-// Whether the mean range (the mask's units over n ranges, as range_lanes reads it) gives each thread
-// of a whole team at least count_gpu_range_units_per_lane units: then a team a range
-// (device_long_range_count_functor). The GPU form emulated on a host decides the same way.
-template <class ExecSpace>
-bool team_a_range(const source_mask& mask, std::size_t n) {
-  using tuning          = launch_tuning<ExecSpace>;
-  const size_type units = mask.words == nullptr ? 0 : mask.extent_words / 4 / static_cast<size_type>(n);
-  return units >= static_cast<size_type>(tuning::count_gpu_range_team) * tuning::count_gpu_range_units_per_lane;
 }
 
 // The arguments the host can check: the list's length, the mask, a null ranges view.
@@ -212,22 +155,10 @@ void count_device_ranges_checked(const char* fn, const ExecSpace& exec, const so
     // Bounded so the teams an SM is given are resident together (88 registers left two of four).
     using policy = Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<tuning::count_gpu_range_team,
                                                                       tuning::count_gpu_range_teams_per_sm>>;
-    const word_type* m   = mask.words;
-    const size_type base = m == nullptr ? 0 : mask.begin_bit;
-    if (team_a_range<ExecSpace>(mask, n)) {
-      const size_type most  = runs_on_host<ExecSpace>() ? 3 : tuning::count_gpu_range_teams_per_sm *
-                                                                 device_shape_of(exec).multiprocessors;
-      const size_type teams = std::min<size_type>(count, most);
-      const int team_size   = runs_on_host<ExecSpace>() ? 1 : tuning::count_gpu_range_team;
-      Kokkos::parallel_for(pre + "long_device_ranges", policy(exec, static_cast<int>(teams), team_size),
-                           device_long_range_count_functor<ExecSpace, items>{
-                               m, base, bounds, count, counts.data(), unset != mask.invert, teams, scratch, verdict});
-    } else {
-      Kokkos::parallel_for(pre + "device_ranges", policy(exec, static_cast<int>(league), per_team, vector_length),
-                           device_range_count_functor<ExecSpace, items>{m, base, bounds, count, counts.data(),
-                                                                        unset != mask.invert, lanes, league, scratch,
-                                                                        verdict});
-    }
+    Kokkos::parallel_for(pre + "device_ranges", policy(exec, static_cast<int>(league), per_team, vector_length),
+                         device_range_count_functor<ExecSpace, items>{
+                             mask.words, mask.words == nullptr ? 0 : mask.begin_bit, bounds, count, counts.data(),
+                             unset != mask.invert, lanes, league, scratch, verdict});
     const auto mark = static_cast<size_type>(lease.read_result(0));
     if (mark != 0) {
       const std::size_t r = n - static_cast<std::size_t>(mark);
