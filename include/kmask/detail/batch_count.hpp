@@ -322,7 +322,7 @@ batch_teams check_and_plan_batch(const ExecSpace& exec, const arg_names& names, 
   return plan_batch_teams(names.fn, exec, masks.size(), [&](std::size_t j) {
     const source_mask m = masks[j];
     const size_type b = m.begin_bit, e = m.begin_bit + sizes_bits[j];
-    return m.words != nullptr && e > b ? (e - 1) / word_bits + 1 - b / word_bits : size_type{0};
+    return m.words != nullptr ? words_of_bits(b, e) : size_type{0};
   });
 }
 
@@ -368,9 +368,7 @@ auto batch_counts(const ExecSpace& exec, const arg_names& names, const Sources& 
         auto counts = counts_after_checks();
         count_host_list(names.fn, exec, list, counts, [](const batch_range& r) {
           const size_type len = r.end - r.begin;
-          size_type set       = r.words == nullptr ? len : 0;
-          if (r.words != nullptr && len > 0)
-            set = count_words_on_cpu(r.words, r.begin / word_bits, (r.end - 1) / word_bits + 1, r.begin, r.end);
+          const size_type set = r.words == nullptr ? len : set_bits_of_range(r.words, r.begin, r.end);
           return r.negate ? len - set : set;
         });
         return counts;

@@ -119,6 +119,11 @@ KOKKOS_INLINE_FUNCTION size_type words_of_bits(size_type lo, size_type hi) {
   return hi <= lo ? 0 : (hi - 1) / word_bits + 1 - lo / word_bits;
 }
 
+// Set bits of bits [lo, hi) (absolute positions) of `m`, 0 when the range is empty; m present.
+KOKKOS_INLINE_FUNCTION size_type set_bits_of_range(const word_type* m, size_type lo, size_type hi) {
+  return hi <= lo ? 0 : count_words_on_cpu(m, lo / word_bits, (hi - 1) / word_bits + 1, lo, hi);
+}
+
 // Pass 2: enqueues counts(j) = count_of(descriptor j) for every entry of a checked `whole` list,
 // a thread a range. The list is cut into chunks of consecutive entries, about
 // count_cpu_list_chunks_per_thread a thread, dealt out round robin: a static schedule gives each
@@ -173,8 +178,7 @@ void count_host_ranges(const char* fn, const ExecSpace& exec, const host_range_l
   const word_type* m = mask.words;
   unset              = unset != mask.invert;  // the set bits of a complement are the unset bits
   count_host_list(fn, exec, list, counts, [=](const bit_bounds& r) {
-    size_type set = 0;
-    if (m != nullptr && r.hi > r.lo) set = count_words_on_cpu(m, r.lo / word_bits, (r.hi - 1) / word_bits + 1, r.lo, r.hi);
+    const size_type set = m == nullptr ? 0 : set_bits_of_range(m, r.lo, r.hi);
     return range_count_start(r.hi - r.lo, m == nullptr, unset) + (unset ? -set : set);
   });
 }
