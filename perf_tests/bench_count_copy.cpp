@@ -117,6 +117,26 @@ void device_range_count_set(benchmark::State& state) {
   time_and_report(state, exec, static_cast<double>(bits / 8), call);
 }
 
+// The same with skewed ranges: range 0 is the mask's first half, the other n - 1 tile the second
+// half (a list column with one very long list). The host cannot see the skew in device ranges.
+void device_range_count_skewed(benchmark::State& state) {
+  const exec_space exec = bench_exec();
+  const size_type bits = size_type{1} << state.range(0);
+  const size_type n    = state.range(1);
+  if (too_big(state, bits / 4)) return;
+  const auto m = random_mask(exec, bits);
+  auto host_ranges = tiling_ranges(bits / 2, n - 1);
+  for (auto& b : host_ranges) b += bits / 2;
+  host_ranges.insert(host_ranges.begin(), {0, bits / 2});
+  Kokkos::View<size_type*, memory_space> ranges(Kokkos::view_alloc(exec, "bench::ranges"), 2 * n);
+  Kokkos::deep_copy(exec, ranges,
+                    Kokkos::View<const size_type*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+                        host_ranges.data(), host_ranges.size()));
+  Kokkos::View<size_type*, memory_space> counts(Kokkos::view_alloc(exec, "bench::counts"), n);
+  const auto call = [&] { kmask::inplace_segmented_count_set_bits(exec, m, ranges, counts); };
+  time_and_report(state, exec, static_cast<double>(bits / 8), call);
+}
+
 void copy_bits(benchmark::State& state) {
   const exec_space exec = bench_exec();
   const size_type bits = size_type{1} << state.range(0);
@@ -184,6 +204,10 @@ void register_count_copy_benchmarks() {
             ->UseManualTime()
             ->Unit(benchmark::kMicrosecond);
         benchmark::RegisterBenchmark("inplace_segmented_count_set_bits/device_ranges", device_range_count_set)
+            ->Args({log_bits, n})
+            ->UseManualTime()
+            ->Unit(benchmark::kMicrosecond);
+        benchmark::RegisterBenchmark("inplace_segmented_count_set_bits/device_ranges_skewed", device_range_count_skewed)
             ->Args({log_bits, n})
             ->UseManualTime()
             ->Unit(benchmark::kMicrosecond);

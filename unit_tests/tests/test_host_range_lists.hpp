@@ -4,8 +4,9 @@
 // that crossing and of each route, in every form (host ranges allocating and in place, ranges in a
 // view), against the scalar reference, with the route that ran (its kernel labels); and a bad
 // range at the first, a block-seam, a random and the last position, with a second bad range after
-// it, refused with the message of the first and nothing written. On a GPU space the same lists run
-// the GPU form (no route to check). Uses profiling_labels::recording.
+// it, refused with the message of the first and nothing written. On a GPU space (and the GPU form
+// emulated) the same lists take lanes a range unless one is too long for that form (then the batch
+// launch), host ranges checked and uploaded by chunks. Uses profiling_labels::recording.
 
 namespace {
 namespace host_range_lists {
@@ -105,13 +106,23 @@ TEST(TEST_CATEGORY, segmented_count_range_lists_of_every_route) {
         const bool whole = !s.one_long || exec.concurrency() == 1;
         EXPECT_EQ(hr::launched(kernels, fn + "ranges"), hr::threaded(n) && whole) << "a thread a range";
         EXPECT_EQ(hr::launched(kernels, fn + "words"), !hr::threaded(n) || !whole) << "the batch launch";
+      } else {
+        // The GPU form: lanes a range, unless a range is longer than that form takes (the batch
+        // launch, which splits it over teams).
+        size_type longest = 0;
+        for (std::size_t r = 0; r < n; ++r)
+          longest = std::max(longest, kmask::detail::words_of_bits(shift + ranges[2 * r], shift + ranges[2 * r + 1]));
+        const bool lanes = longest <= kmask::detail::launch_tuning<TEST_EXECSPACE>::count_gpu_range_longest_words;
+        const std::string fn = "kmask::inplace_segmented_count_set_bits::";
+        EXPECT_EQ(hr::launched(kernels, fn + "ranges"), lanes) << "lanes a range, longest " << longest << " words";
+        EXPECT_EQ(hr::launched(kernels, fn + "words"), !lanes) << "the batch launch, longest " << longest << " words";
       }
     }
   }
 }
 
-// A bad range of each kind at the first, a block-seam, a random and the last position of lists
-// on both sides of the crossing, a second bad range after it: the first one's message (the serial
+// A bad range of each kind at the first, a block-seam, a random, the last and a staging chunk's
+// first position of lists on both sides of the crossing, a second bad range after it: the first one's message (the serial
 // check's), in every form, and not one count written.
 TEST(TEST_CATEGORY, segmented_count_range_lists_refuse_the_first_bad_range) {
   namespace hr = host_range_lists;
@@ -123,9 +134,13 @@ TEST(TEST_CATEGORY, segmented_count_range_lists_refuse_the_first_bad_range) {
   const auto host   = random_words(rng, 4);  // 128 bits
   const auto dev    = to_device<TEST_EXECSPACE>(host);
   const std::size_t block = static_cast<std::size_t>(kmask::detail::launch_tuning<TEST_EXECSPACE>::count_cpu_list_block_ranges);
-  for (const std::size_t n : {hr::min_ranges() - 1, std::size_t{5000}}) {
+  // The GPU form checks and uploads host ranges a chunk at a time: a bad range in a later chunk
+  // (the earlier ones already uploaded) and at a chunk's first position.
+  const std::size_t chunk = kmask::detail::launch_tuning<TEST_EXECSPACE>::count_gpu_stage_chunk_ranges;
+  for (const std::size_t n : {hr::min_ranges() - 1, std::size_t{5000}, 2 * chunk + 100}) {
     for (const auto& c : device_ranges_test::bad_ranges_of_128_bits()) {
-      for (const std::size_t at : {std::size_t{0}, block, static_cast<std::size_t>(rng() % n), n - 1}) {
+      for (const std::size_t at : {std::size_t{0}, block, static_cast<std::size_t>(rng() % n), n - 1, chunk}) {
+        if (at >= n) continue;
         auto ranges = hr::ranges_of(rng, n, 128, 128, false);
         ranges[2 * at] = c.b, ranges[2 * at + 1] = c.e;
         if (at + 1 < n) ranges[2 * (n - 1)] = -1;  // a later bad range: the first is named

@@ -8,6 +8,8 @@
 #include <kmask/detail/compat.hpp>
 #include <kmask/detail/count_kernels.hpp>
 #include <kmask/detail/host_range_count.hpp>
+#include <kmask/detail/range_count_kernel.hpp>
+#include <kmask/detail/staging_pool.hpp>
 #include <kmask/detail/validation.hpp>
 #include <kmask/types.hpp>
 
@@ -77,14 +79,10 @@ size_type count_set_bits_call(const char* fn, const ExecSpace& exec, const sourc
 }
 
 // Enqueues counts(r) = set bits (or, `unset`, unset bits) of `mask` in its bits
-// [ranges[2r], ranges[2r+1]) for r < num_bounds / 2 (`ranges` in host memory), counted from
-// mask.begin_bit; ranges and counts checked.
-// The ranges travel in a staging lease, so nothing is allocated. An absent mask has every bit set
-// (an inverted absent one none).
-//
-// GPU form, ranges of at most count_gpu_thread_range_words words: a thread per range, one launch.
-// Otherwise the batch count's launch over the ranges as a batch of one mask (batch_count.hpp:
-// teams of several passes, per-range tickets, no start kernel).
+// [ranges[2r], ranges[2r+1]) for r < num_bounds / 2 (`ranges` in host memory, checked), counted
+// from mask.begin_bit, by the batch count's launch over the ranges as a batch of one mask
+// (batch_count.hpp: teams of several passes, a long range split over teams, per-range tickets, no
+// start kernel). Nothing is allocated. An absent mask has every bit set (an inverted absent one none).
 template <class ExecSpace>
 void count_ranges_into(const char* fn, const ExecSpace& exec, const source_mask& mask, const size_type* ranges,
                        std::size_t num_bounds, bool unset,
@@ -97,27 +95,52 @@ void count_ranges_into(const char* fn, const ExecSpace& exec, const source_mask&
   const bool absent    = mask.words == nullptr;
   const size_type base = absent ? 0 : mask.begin_bit;
   const auto words_of  = [&](std::size_t r) {
-    const size_type b = base + ranges[2 * r], e = base + ranges[2 * r + 1];
-    return absent || e <= b ? size_type{0} : (e - 1) / word_bits + 1 - b / word_bits;
+    return absent ? size_type{0} : words_of_bits(base + ranges[2 * r], base + ranges[2 * r + 1]);
   };
+  const batch_teams teams = plan_batch_teams(fn, exec, n, words_of);
+  enqueue_batch_counts(pre, exec, teams, n, [&](std::size_t r) {
+    return batch_range{absent ? nullptr : mask.words, base + ranges[2 * r], base + ranges[2 * r + 1], unset ? 1 : 0};
+  }, counts);
+}
+
+// The GPU form's pass over host ranges, on the calling thread: each chunk of the list is checked,
+// copied into a staging lease and its upload enqueued before the next chunk is read, so the link
+// carries one chunk while the thread checks the next. Also sums the words the ranges touch and
+// finds the longest. A refused range throws the host check's message (the chunks before it went
+// up to the lease's device words; nothing is counted).
+template <class ExecSpace>
+struct staged_ranges {
+  typename staging_pool<ExecSpace>::lease lease;
+  size_type words   = 0;
   size_type longest = 0;
-  for (std::size_t r = 0; r < n; ++r) longest = std::max(longest, words_of(r));
-  if (uses_cpu_kernels<ExecSpace>() || longest > launch_tuning<ExecSpace>::count_gpu_thread_range_words) {
-    const batch_teams teams = plan_batch_teams(fn, exec, n, words_of);
-    enqueue_batch_counts(pre, exec, teams, n, [&](std::size_t r) {
-      return batch_range{absent ? nullptr : mask.words, base + ranges[2 * r], base + ranges[2 * r + 1],
-                         unset ? 1 : 0};
-    }, counts);
-    return;
+};
+
+template <class ExecSpace>
+staged_ranges<ExecSpace> stage_checked_ranges(const char* fn, const ExecSpace& exec, const source_mask& mask,
+                                              const size_type* ranges, std::size_t num_bounds) {
+  constexpr std::size_t chunk = launch_tuning<ExecSpace>::count_gpu_stage_chunk_ranges;
+  const std::size_t n         = num_bounds / 2;
+  staged_ranges<ExecSpace> s{staging_pool<ExecSpace>::acquire(exec, 2 * n, 2 * n, std::string(fn) + "::ranges")};
+  auto* staged         = reinterpret_cast<size_type*>(s.lease.host());
+  const bool absent    = mask.words == nullptr;
+  const size_type base = absent ? 0 : mask.begin_bit;
+  for (std::size_t c0 = 0; c0 < n; c0 += chunk) {
+    const std::size_t c1 = std::min(n, c0 + chunk);
+    bool ok              = true;
+    for (std::size_t r = c0; r < c1; ++r) {
+      const size_type b = ranges[2 * r], e = ranges[2 * r + 1];
+      const bool good   = range_bounds_ok(mask, b, e);
+      ok                = ok && good;
+      // base + e cannot overflow once the range passed (e <= max_bits - base).
+      const size_type words = good && !absent ? words_of_bits(base + b, base + e) : 0;
+      s.words += words;
+      s.longest = std::max(s.longest, words);
+      staged[2 * r] = b, staged[2 * r + 1] = e;
+    }
+    if (!ok) check_range_pairs(fn, mask, ranges, 2 * c1);  // throws the first refused pair's message
+    s.lease.upload(2 * c0, 2 * c1);
   }
-  auto lease        = staging_pool<ExecSpace>::acquire(exec, 2 * n, 2 * n, pre + "ranges");
-  size_type* bounds = reinterpret_cast<size_type*>(lease.host());
-  for (std::size_t r = 0; r < 2 * n; ++r) bounds[r] = base + ranges[r];
-  lease.upload(0, 2 * n);
-  Kokkos::parallel_for(pre + "short_ranges",
-                       Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<size_type>>(exec, 0, static_cast<size_type>(n)),
-                       short_range_count_functor<ExecSpace>{mask.words, reinterpret_cast<const size_type*>(lease.device()),
-                                                            counts, unset});
+  return s;
 }
 
 // Counts of the num_bounds / 2 ranges at `ranges` (memory the host reads, a list whose shape
@@ -136,6 +159,27 @@ auto count_checked_ranges(const char* fn, const ExecSpace& exec, const source_ma
       else count_ranges_into(fn, exec, mask, ranges, num_bounds, unset, counts);
       return counts;
     }
+  }
+  if constexpr (!uses_cpu_kernels<ExecSpace>()) {
+    // The GPU form: the list staged and checked by chunks, then one launch, the lanes that share a
+    // range sized for the mean range. A list with a range longer than a group of lanes reads well
+    // goes to the batch launch, which splits long ranges over teams (the host knows their lengths).
+    const auto staged = stage_checked_ranges(fn, exec, mask, ranges, num_bounds);
+    auto counts       = counts_after_checks();
+    const auto n      = static_cast<size_type>(num_bounds / 2);
+    if (n == 0) return counts;
+    const size_type mean = staged.words / n;
+    if (staged.longest > launch_tuning<ExecSpace>::count_gpu_range_longest_words) {
+      count_ranges_into(fn, exec, mask, ranges, num_bounds, unset, counts);
+      return counts;
+    }
+    const auto scratch_lease = staging_pool<ExecSpace>::acquire_scratch(exec, std::string(fn) + "::ranges_scratch");
+    // The mark (scratch[0]) stays zero: the host checked every range. The verdict word is unread.
+    auto* scratch = reinterpret_cast<size_type*>(scratch_lease.zeroed());
+    enqueue_range_counts(std::string(fn) + "::ranges", exec, mask,
+                         reinterpret_cast<const size_type*>(staged.lease.device()), n, unset, counts.data(), mean,
+                         scratch, reinterpret_cast<size_type*>(scratch_lease.result_word(0)));
+    return counts;
   }
   check_range_pairs(fn, mask, ranges, num_bounds);
   auto counts = counts_after_checks();

@@ -164,36 +164,6 @@ KOKKOS_FORCEINLINE_FUNCTION size_type range_count_start(size_type len, bool abse
   return absent ? (unset ? 0 : len) : (unset ? len : 0);
 }
 
-// Ranges of a few words: one GPU thread counts a whole range and writes its count (no atomics, no
-// start kernel), up to count_gpu_items loads in flight.
-template <class ExecSpace>
-struct short_range_count_functor {
-  using memory_space = typename ExecSpace::memory_space;
-  const word_type* mask;  // nullptr: absent
-  const size_type* ranges;
-  Kokkos::View<size_type*, memory_space> counts;
-  bool unset;
-
-  KOKKOS_INLINE_FUNCTION void operator()(size_type r) const {
-    const size_type begin = ranges[2 * r], end = ranges[2 * r + 1];
-    const size_type len   = end - begin;
-    size_type set         = 0;
-    if (mask != nullptr && len > 0) {
-      constexpr int items   = static_cast<int>(launch_tuning<ExecSpace>::count_gpu_items);
-      const size_type first = begin / word_bits, stop = (end - 1) / word_bits + 1;
-      for (size_type w0 = first; w0 < stop; w0 += items) {
-        word_type words[items];
-#pragma unroll
-        for (int i = 0; i < items; ++i) words[i] = w0 + i < stop ? mask[w0 + i] : word_type{0};
-#pragma unroll
-        for (int i = 0; i < items; ++i)
-          if (w0 + i < stop) set += set_bits_in_range(words[i], w0 + i, begin, end);
-      }
-    }
-    counts(r) = range_count_start(len, mask == nullptr, unset) + (unset ? -set : set);
-  }
-};
-
 }  // namespace detail
 }  // namespace kmask
 

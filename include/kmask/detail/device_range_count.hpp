@@ -10,6 +10,7 @@
 #include <kmask/detail/count_calls.hpp>
 #include <kmask/detail/count_kernels.hpp>
 #include <kmask/detail/launch_tuning.hpp>
+#include <kmask/detail/range_count_kernel.hpp>
 #include <kmask/detail/staging_pool.hpp>
 #include <kmask/detail/validation.hpp>
 #include <kmask/types.hpp>
@@ -34,81 +35,6 @@ struct range_check_functor {
   }
 };
 
-// The GPU form: each team thread counts ranges team_rank + team_size * (league_rank + k * league),
-// its `lanes` vector lanes (range_lanes) striding over a range's 16-byte units (count_range_share).
-// No range is counted when the check marked one. scratch[0] is the mark, scratch[1] a ticket: the
-// team that takes the last ticket copies the mark to *verdict and leaves both zero.
-template <class ExecSpace, int Items>
-struct device_range_count_functor {
-  using member_type = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
-  const word_type* m;  // nullptr: absent (every bit set)
-  size_type base;      // the mask's begin_bit
-  const size_type* bounds;
-  size_type n;
-  size_type* counts;
-  bool unset;
-  int lanes;
-  size_type league;
-  size_type* scratch;
-  size_type* verdict;
-
-  // Counts range r, whose bounds (from the mask's bit 0) the caller loaded.
-  KOKKOS_INLINE_FUNCTION void count_range(const member_type& team, size_type r, size_type b, size_type e) const {
-    size_type set = 0;
-    if (m != nullptr && e > b) {
-      const size_type first = b / word_bits, stop = (e - 1) / word_bits + 1;
-      Kokkos::parallel_reduce(
-          Kokkos::ThreadVectorRange(team, lanes),
-          [&](int lane, size_type& acc) { acc += count_range_share<Items>(lane, lanes, m, first, stop, b, e); }, set);
-    }
-    Kokkos::single(Kokkos::PerThread(team),
-                   [&]() { counts[r] = range_count_start(e - b, m == nullptr, unset) + (unset ? -set : set); });
-  }
-
-  KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
-    // A plain load, once: the check launch wrote the mark before this launch, and it changes only
-    // after every team's ticket. (A volatile load per range sent every warp to one L2 word.)
-    if (scratch[0] == 0) {
-      const size_type stride = league * team.team_size();
-      size_type r            = static_cast<size_type>(team.league_rank()) * team.team_size() + team.team_rank();
-      size_type b = 0, e = 0;
-      if (r < n) b = bounds[2 * r], e = bounds[2 * r + 1];
-      // The next range's bounds load while this one is counted: a thread's ranges are then one
-      // chain of mask loads, not a chain of bound loads each followed by mask loads.
-      while (r < n) {
-        const size_type next = r + stride;
-        size_type nb = 0, ne = 0;
-        if (next < n) nb = bounds[2 * next], ne = bounds[2 * next + 1];
-        count_range(team, r, base + b, base + e);
-        r = next, b = nb, e = ne;
-      }
-    }
-    team.team_barrier();
-    Kokkos::single(Kokkos::PerTeam(team), [&]() {
-      Kokkos::memory_fence();  // every thread's read of the mark precedes the ticket
-      if (atomic_fetch_add_count(&scratch[1], 1) != league - 1) return;
-      Kokkos::memory_fence();
-      *verdict = atomic_exchange_count(&scratch[0], 0);
-      atomic_exchange_count(&scratch[1], 0);
-    });
-  }
-};
-
-// Lanes that share a range (a power of two, at most a warp): about count_gpu_range_units_per_lane
-// 16-byte units each at the mean range length the mask's extent gives. The host cannot read the
-// ranges, so this is the tiling's length; longer ranges take more passes, not a wrong count. The
-// GPU form emulated on a host runs its lanes as a loop, so the same choice is tested there.
-template <class ExecSpace>
-int range_lanes(const source_mask& mask, std::size_t n) {
-  using tuning          = launch_tuning<ExecSpace>;
-  const size_type units = mask.words == nullptr ? 0 : mask.extent_words / 4 / static_cast<size_type>(n);
-  int lanes             = 1;
-  while (lanes < tuning::count_gpu_range_max_lanes &&
-         static_cast<size_type>(lanes) * tuning::count_gpu_range_units_per_lane < units)
-    lanes *= 2;
-  return lanes;
-}
-
 // The arguments the host can check: the list's length, the mask, a null ranges view.
 inline void check_device_range_args(const char* fn, const source_mask& mask, const size_type* bounds,
                                     std::size_t num_bounds) {
@@ -130,35 +56,18 @@ void count_device_ranges_checked(const char* fn, const ExecSpace& exec, const so
     exec.fence();
     count_checked_ranges(fn, exec, mask, bounds, num_bounds, unset, [&] { return counts; });
   } else {
-    using tuning            = launch_tuning<ExecSpace>;
-    constexpr int items     = static_cast<int>(tuning::count_gpu_items);
-    const std::string pre   = std::string(fn) + "::";
-    // The GPU form emulated on a host: a team is one thread, its lanes a loop.
-    const int lanes         = range_lanes<ExecSpace>(mask, n);
-    const int per_team      = runs_on_host<ExecSpace>() ? 1 : tuning::count_gpu_range_team / lanes;
-    const int vector_length = runs_on_host<ExecSpace>() ? 1 : lanes;
-    const size_type count   = static_cast<size_type>(n);
-    // At most count_gpu_range_teams_per_sm teams an SM, striding over the ranges; the GPU form
-    // emulated on a host runs at most 3 teams (a thread each), so the stride loop is tested there.
-    const size_type wanted  = (count + per_team - 1) / per_team;
-    const size_type league  = runs_on_host<ExecSpace>()
-                                  ? std::min<size_type>(wanted, 3)
-                                  : std::min<size_type>(wanted, tuning::count_gpu_range_teams_per_sm *
-                                                                    device_shape_of(exec).multiprocessors);
-    check_league_size(fn, league);
-    const auto lease = staging_pool<ExecSpace>::acquire_scratch(exec, pre + "verdict");
-    auto* scratch    = reinterpret_cast<size_type*>(lease.zeroed());
-    auto* verdict    = reinterpret_cast<size_type*>(lease.result_word(0));
+    const std::string pre = std::string(fn) + "::";
+    const size_type count = static_cast<size_type>(n);
+    const auto lease      = staging_pool<ExecSpace>::acquire_scratch(exec, pre + "verdict");
+    auto* scratch         = reinterpret_cast<size_type*>(lease.zeroed());
+    auto* verdict         = reinterpret_cast<size_type*>(lease.result_word(0));
     Kokkos::parallel_for(pre + "check_ranges",
                          Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<size_type>>(exec, 0, count),
                          range_check_functor{bounds, count, mask, scratch});
-    // Bounded so the teams an SM is given are resident together (88 registers left two of four).
-    using policy = Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<tuning::count_gpu_range_team,
-                                                                      tuning::count_gpu_range_teams_per_sm>>;
-    Kokkos::parallel_for(pre + "device_ranges", policy(exec, static_cast<int>(league), per_team, vector_length),
-                         device_range_count_functor<ExecSpace, items>{
-                             mask.words, mask.words == nullptr ? 0 : mask.begin_bit, bounds, count, counts.data(),
-                             unset != mask.invert, lanes, league, scratch, verdict});
+    // The host cannot read the ranges: lanes for the tiling's length.
+    const size_type tiling_words = mask.words == nullptr ? 0 : mask.extent_words / count;
+    enqueue_range_counts(pre + "device_ranges", exec, mask, bounds, count, unset, counts.data(), tiling_words, scratch,
+                         verdict);
     const auto mark = static_cast<size_type>(lease.read_result(0));
     if (mark != 0) {
       const std::size_t r = n - static_cast<std::size_t>(mark);

@@ -77,9 +77,6 @@ struct launch_tuning {
   // needs; a third team, which the kernel's 75 registers allow, read no faster).
   static constexpr int count_gpu_team             = 256;
   static constexpr size_type count_gpu_teams_per_sm = 2;
-  // Segmented counts: ranges of at most this many words are a GPU thread's each (8 rounds of loads
-  // in flight); a team per range of a few words left most of its threads idle.
-  static constexpr size_type count_gpu_thread_range_words = 64;
   // One host thread's run of words: it vectorises, and a mask gives enough runs to balance threads.
   static constexpr size_type count_cpu_chunk_words = 8192;
   // Segmented counts, CPU form (host_range_count.hpp): ranges from which the space's threads check
@@ -104,6 +101,12 @@ struct launch_tuning {
   // ticket per team: 12500 same-word atomics at 100000 ranges); the launch is bounded so that
   // many are resident at once.
   static constexpr size_type count_gpu_range_teams_per_sm = 4;
+  // Host ranges: the longest range the lanes form takes (a warp's 8 passes of 8 loads); a list with
+  // a longer one takes the batch launch, which splits long ranges over teams.
+  static constexpr size_type count_gpu_range_longest_words = 8192;
+  // Host ranges checked, copied and uploaded a chunk at a time (128 KiB): the link carries one
+  // chunk while the calling thread reads the next, and a chunk's upload costs little beside it.
+  static constexpr std::size_t count_gpu_stage_chunk_ranges = 8192;
 
   // Staging copies (sources a destination overlaps, superimpose_nulls_tree's sliced nodes).
   // Threads of a GPU staging team, and words each: 8 loads in flight before its stores.
