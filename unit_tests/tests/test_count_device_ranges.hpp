@@ -116,6 +116,86 @@ TEST(TEST_CATEGORY, device_range_counts_match_the_reference) {
   }
 }
 
+// Ranges longer than a group of lanes takes (count_gpu_range_long_words) among short ones: the
+// check lists them and the count launch splits them into team slices. One range of most of the
+// mask among short ones (a list column with one huge list), several just over and at the limit,
+// long ranges that overlap past the list's room (then nothing is split), set, unset, inverted and
+// absent, a skewed raw mask; each count against the reference, poison past the counts, repeated
+// calls (the list's totals go back to zero), and a bad range after long ones refused with nothing
+// written.
+TEST(TEST_CATEGORY, device_range_counts_split_long_ranges) {
+  TEST_EXECSPACE exec;
+  using MS        = typename TEST_EXECSPACE::memory_space;
+  const auto seed = base_seed() + 74;
+  SCOPED_TRACE(seed_note(seed));
+  std::mt19937_64 rng(seed);
+  const size_type L       = kmask::detail::launch_tuning<TEST_EXECSPACE>::count_gpu_range_long_words;
+  const std::size_t words = static_cast<std::size_t>(4 * L + 777), skew = 1;
+  const auto host         = random_words(rng, words + skew);
+  const auto dev          = to_device<TEST_EXECSPACE>(host);
+  const std::vector<word_type> seen(host.begin() + static_cast<std::ptrdiff_t>(skew), host.end());
+  const size_type shift = 37, total = static_cast<size_type>(words) * 32 - shift;
+  const kmask::source_mask m{dev.data() + skew, static_cast<size_type>(words), shift};
+  enum class shape { one_huge, at_the_limit, overlapping, many_long };
+  for (const shape sh : {shape::one_huge, shape::at_the_limit, shape::overlapping, shape::many_long}) {
+    auto ranges = device_ranges_test::random_ranges(rng, 500, total, 3000);
+    if (sh == shape::one_huge) {
+      ranges[2 * 123] = 5, ranges[2 * 123 + 1] = total - 3;
+    } else if (sh == shape::at_the_limit) {
+      // From the mask's word 2: exactly L words (not long), L + 1, L + 2 (a partial last word), 3L.
+      const size_type b = 64 - shift;
+      const size_type lens[] = {32 * L, 32 * (L + 1), 32 * (L + 1) + 5, 32 * 3 * L - 1};
+      for (std::size_t k = 0; k < 4; ++k) ranges[2 * (7 + 50 * k)] = b, ranges[2 * (7 + 50 * k) + 1] = b + lens[k];
+    } else if (sh == shape::overlapping) {
+      for (std::size_t k = 0; k < 12; ++k) ranges[2 * (3 + 40 * k)] = static_cast<size_type>(k), ranges[2 * (3 + 40 * k) + 1] = total - static_cast<size_type>(k);
+    } else {
+      // Long ranges that tile the mask: as many as the list's room holds.
+      const std::size_t k_max = words / static_cast<std::size_t>(L);
+      const size_type len     = total / static_cast<size_type>(k_max);
+      for (std::size_t k = 0; k < k_max; ++k)
+        ranges[2 * (11 + 60 * k)] = static_cast<size_type>(k) * len, ranges[2 * (11 + 60 * k) + 1] = static_cast<size_type>(k + 1) * len;
+    }
+    const std::size_t n = ranges.size() / 2;
+    SCOPED_TRACE(::testing::Message() << "shape " << static_cast<int>(sh));
+    const auto d_ranges = device_ranges_test::ranges_on_device<TEST_EXECSPACE>(ranges);
+    for (int round = 0; round < 2; ++round) {
+      const auto set      = poisoned_counts<TEST_EXECSPACE>(static_cast<size_type>(n + 2));
+      const auto unset    = poisoned_counts<TEST_EXECSPACE>(static_cast<size_type>(n + 2));
+      const auto inverted = poisoned_counts<TEST_EXECSPACE>(static_cast<size_type>(n + 2));
+      const auto absent   = poisoned_counts<TEST_EXECSPACE>(static_cast<size_type>(n + 2));
+      kmask::inplace_segmented_count_set_bits(exec, m, d_ranges, set);
+      kmask::inplace_segmented_count_unset_bits(exec, m, Kokkos::View<const size_type*, MS>(d_ranges), unset);
+      kmask::inplace_segmented_count_set_bits(exec, kmask::inverted(m), d_ranges, inverted);
+      kmask::inplace_segmented_count_set_bits(exec, kmask::source_mask{}, d_ranges, absent);
+      const auto s = counts_to_host(set), u = counts_to_host(unset), i = counts_to_host(inverted),
+                 a = counts_to_host(absent);
+      for (std::size_t r = 0; r < n; ++r) {
+        const size_type b = ranges[2 * r], e = ranges[2 * r + 1];
+        const size_type want = ref::count_set(seen, shift + b, shift + e);
+        ASSERT_EQ(s[r], want) << "round " << round << ", range " << r << " [" << b << ", " << e << ")";
+        ASSERT_EQ(u[r], (e - b) - want) << "unset, range " << r;
+        ASSERT_EQ(i[r], (e - b) - want) << "inverted, range " << r;
+        ASSERT_EQ(a[r], e - b) << "absent mask, range " << r;
+      }
+      for (std::size_t r = n; r < n + 2; ++r) {
+        EXPECT_EQ(s[r], -777) << "entry " << r << " past the ranges was written";
+        EXPECT_EQ(i[r], -777) << "entry " << r << " past the ranges was written";
+      }
+    }
+    // A bad range after the long ones: refused, nothing written; then a good call still counts.
+    auto bad = ranges;
+    bad[2 * (n - 1) + 1] = total + shift + 1;
+    const auto d_bad  = device_ranges_test::ranges_on_device<TEST_EXECSPACE>(bad);
+    const auto counts = poisoned_counts<TEST_EXECSPACE>(static_cast<size_type>(n));
+    EXPECT_THROW(kmask::inplace_segmented_count_set_bits(exec, m, d_bad, counts), std::out_of_range);
+    for (size_type v : counts_to_host(counts)) ASSERT_EQ(v, -777) << "a count was written by a rejected call";
+    kmask::inplace_segmented_count_set_bits(exec, m, d_ranges, counts);
+    const auto c = counts_to_host(counts);
+    for (std::size_t r = 0; r < n; ++r)
+      ASSERT_EQ(c[r], ref::count_set(seen, shift + ranges[2 * r], shift + ranges[2 * r + 1])) << "after a refused call, range " << r;
+  }
+}
+
 // Ranges that a kernel on the same instance writes just before the call: the call reads them after.
 TEST(TEST_CATEGORY, device_range_counts_follow_the_kernel_that_wrote_the_ranges) {
   TEST_EXECSPACE exec;

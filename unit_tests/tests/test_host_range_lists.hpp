@@ -112,7 +112,7 @@ TEST(TEST_CATEGORY, segmented_count_range_lists_of_every_route) {
         size_type longest = 0;
         for (std::size_t r = 0; r < n; ++r)
           longest = std::max(longest, kmask::detail::words_of_bits(shift + ranges[2 * r], shift + ranges[2 * r + 1]));
-        const bool lanes = longest <= kmask::detail::launch_tuning<TEST_EXECSPACE>::count_gpu_range_longest_words;
+        const bool lanes = longest <= kmask::detail::launch_tuning<TEST_EXECSPACE>::count_gpu_range_long_words;
         const std::string fn = "kmask::inplace_segmented_count_set_bits::";
         EXPECT_EQ(hr::launched(kernels, fn + "ranges"), lanes) << "lanes a range, longest " << longest << " words";
         EXPECT_EQ(hr::launched(kernels, fn + "words"), !lanes) << "the batch launch, longest " << longest << " words";

@@ -169,7 +169,7 @@ auto count_checked_ranges(const char* fn, const ExecSpace& exec, const source_ma
     const auto n      = static_cast<size_type>(num_bounds / 2);
     if (n == 0) return counts;
     const size_type mean = staged.words / n;
-    if (staged.longest > launch_tuning<ExecSpace>::count_gpu_range_longest_words) {
+    if (staged.longest > launch_tuning<ExecSpace>::count_gpu_range_long_words) {
       count_ranges_into(fn, exec, mask, ranges, num_bounds, unset, counts);
       return counts;
     }

@@ -158,6 +158,11 @@ struct count_stride_functor {
   }
 };
 
+// Words of bits [lo, hi) (absolute positions), 0 when empty.
+KOKKOS_INLINE_FUNCTION size_type words_of_bits(size_type lo, size_type hi) {
+  return hi <= lo ? 0 : (hi - 1) / word_bits + 1 - lo / word_bits;
+}
+
 // What a range's count starts from before its set bits are added (or, `unset`, taken off): an
 // absent mask has every bit set (an inverted absent one none).
 KOKKOS_FORCEINLINE_FUNCTION size_type range_count_start(size_type len, bool absent, bool unset) {

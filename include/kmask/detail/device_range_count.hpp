@@ -3,7 +3,8 @@
 
 // Segmented counts whose ranges already live where the kernels read them (offsets an engine built
 // on the device). Nothing crosses to the device, and the host cannot read the ranges to check them,
-// so the device does: a check launch marks the first bad range, the count launch writes nothing
+// so the device does: a check launch marks the first bad range (and lists the long ranges, which
+// the count launch splits over teams: range_count_kernel.hpp), the count launch writes nothing
 // when one is marked, and the call reads the mark back (its one wait) and throws the host check's
 // message for that range.
 
@@ -23,15 +24,31 @@
 namespace kmask {
 namespace detail {
 
-// *mark = max(*mark, n - r) for every range r that range_bounds_ok() refuses: n - (the first bad
-// range), 0 when every range is good, so the mark can start in a lease's zeroed word.
+// scratch[0] = max(scratch[0], n - r) for every range r that range_bounds_ok() refuses: n - (the
+// first bad range), 0 when every range is good, so the mark can start in a lease's zeroed word.
+// A good range longer than list.long_words words is listed while the list has room
+// (long_range_list); scratch[2] and scratch[3] count the ranges and slices asked for either way.
 struct range_check_functor {
   const size_type* bounds;
   size_type n;
   source_mask mask;
-  size_type* mark;
+  size_type* scratch;
+  long_range_list list;
   KOKKOS_INLINE_FUNCTION void operator()(size_type r) const {
-    if (!range_bounds_ok(mask, bounds[2 * r], bounds[2 * r + 1])) atomic_max_count(mark, n - r);
+    const size_type b = bounds[2 * r], e = bounds[2 * r + 1];
+    if (!range_bounds_ok(mask, b, e)) {
+      atomic_max_count(&scratch[0], n - r);
+      return;
+    }
+    const size_type lo = mask.begin_bit + b, hi = mask.begin_bit + e;
+    if (!list.is_long(mask.words, lo, hi)) return;
+    const size_type slices = (words_of_bits(lo, hi) + list.long_words - 1) / list.long_words;
+    const size_type k      = atomic_fetch_add_count(&scratch[2], 1);
+    const size_type first  = atomic_fetch_add_count(&scratch[3], slices);
+    if (k >= list.listed_cap || first + slices > list.slice_cap) return;  // the count launch splits nothing
+    size_type* entry = list.longs + 6 * k;
+    entry[0] = r, entry[1] = lo, entry[2] = hi, entry[3] = first, entry[4] = 0, entry[5] = 0;
+    for (size_type j = first; j < first + slices; ++j) list.owner[j] = k;
   }
 };
 
@@ -58,16 +75,30 @@ void count_device_ranges_checked(const char* fn, const ExecSpace& exec, const so
   } else {
     const std::string pre = std::string(fn) + "::";
     const size_type count = static_cast<size_type>(n);
-    const auto lease      = staging_pool<ExecSpace>::acquire_scratch(exec, pre + "verdict");
-    auto* scratch         = reinterpret_cast<size_type*>(lease.zeroed());
-    auto* verdict         = reinterpret_cast<size_type*>(lease.result_word(0));
+    // Room to list every long range of a list whose ranges do not overlap: each is over long_words
+    // words, so there are at most spans = extent / long_words of them, and their slices number at
+    // most spans + 1 plus one a range (lists of overlapping ranges past that are counted unsplit).
+    long_range_list list;
+    list.long_words       = launch_tuning<ExecSpace>::count_gpu_range_long_words;
+    const size_type spans = mask.words == nullptr ? 0 : mask.extent_words / list.long_words;
+    const size_type most_long = std::min<size_type>(count, spans);
+    list.listed_cap = most_long;
+    list.slice_cap  = spans + 2 + most_long;
+    const std::size_t list_words = most_long == 0 ? 0 : static_cast<std::size_t>(6 * list.listed_cap + list.slice_cap);
+    const auto lease = staging_pool<ExecSpace>::acquire_scratch(exec, pre + "verdict", 1 + list_words);
+    auto* scratch    = reinterpret_cast<size_type*>(lease.zeroed());
+    auto* verdict    = reinterpret_cast<size_type*>(lease.result_word(0));
+    if (most_long > 0) {  // device words past word 0 (the result word where kernels cannot write host words)
+      list.longs = reinterpret_cast<size_type*>(lease.device()) + 1;
+      list.owner = list.longs + 6 * list.listed_cap;
+    }
     Kokkos::parallel_for(pre + "check_ranges",
                          Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<size_type>>(exec, 0, count),
-                         range_check_functor{bounds, count, mask, scratch});
+                         range_check_functor{bounds, count, mask, scratch, list});
     // The host cannot read the ranges: lanes for the tiling's length.
     const size_type tiling_words = mask.words == nullptr ? 0 : mask.extent_words / count;
     enqueue_range_counts(pre + "device_ranges", exec, mask, bounds, count, unset, counts.data(), tiling_words, scratch,
-                         verdict);
+                         verdict, list);
     const auto mark = static_cast<size_type>(lease.read_result(0));
     if (mark != 0) {
       const std::size_t r = n - static_cast<std::size_t>(mark);

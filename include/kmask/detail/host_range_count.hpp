@@ -114,11 +114,6 @@ host_range_list<ExecSpace, Desc> check_host_list(const char* fn, const ExecSpace
   return list;
 }
 
-// Words of bits [lo, hi) (absolute positions), 0 when empty.
-KOKKOS_INLINE_FUNCTION size_type words_of_bits(size_type lo, size_type hi) {
-  return hi <= lo ? 0 : (hi - 1) / word_bits + 1 - lo / word_bits;
-}
-
 // Set bits of bits [lo, hi) (absolute positions) of `m`, 0 when the range is empty; m present.
 KOKKOS_INLINE_FUNCTION size_type set_bits_of_range(const word_type* m, size_type lo, size_type hi) {
   return hi <= lo ? 0 : count_words_on_cpu(m, lo / word_bits, (hi - 1) / word_bits + 1, lo, hi);

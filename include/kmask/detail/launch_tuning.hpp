@@ -101,9 +101,10 @@ struct launch_tuning {
   // ticket per team: 12500 same-word atomics at 100000 ranges); the launch is bounded so that
   // many are resident at once.
   static constexpr size_type count_gpu_range_teams_per_sm = 4;
-  // Host ranges: the longest range the lanes form takes (a warp's 8 passes of 8 loads); a list with
-  // a longer one takes the batch launch, which splits long ranges over teams.
-  static constexpr size_type count_gpu_range_longest_words = 8192;
+  // The longest range a group of lanes counts (a warp's 8 passes of 8 loads). Longer ranges are
+  // split: device ranges into slices of this many words, each a whole team's (one pass of 8
+  // loads a thread); a host list with one goes to the batch launch.
+  static constexpr size_type count_gpu_range_long_words = 8192;
   // Host ranges checked, copied and uploaded a chunk at a time (128 KiB): the link carries one
   // chunk while the calling thread reads the next, and a chunk's upload costs little beside it.
   static constexpr std::size_t count_gpu_stage_chunk_ranges = 8192;

@@ -17,10 +17,36 @@
 namespace kmask {
 namespace detail {
 
+// Ranges longer than long_words words (count_gpu_range_long_words) are not a group of lanes' each
+// when the device check listed them (device_range_count.hpp): their words are split into slices of
+// long_words words, numbered across the listed ranges, and slice j is team j % league's, counted
+// by all its threads after its short ranges. A listed range is six words of `longs`:
+// {r, b, e (from bit 0 of the words), its first slice, its slices' sum, slices done}, and
+// `owner[j]` is the listed range of slice j. The check lists ranges while they fit (at most
+// `listed_cap` ranges and `slice_cap` slices) and keeps counting: the totals it leaves in
+// scratch[2] (ranges) and scratch[3] (slices) tell the count launch whether the list is whole; if
+// not, nothing is split. Host lists (checked and routed on the host) list nothing.
+struct long_range_list {
+  size_type long_words = 0;
+  size_type* longs     = nullptr;  // nullptr: nothing listed, scratch[2] and [3] unused
+  size_type* owner     = nullptr;
+  size_type listed_cap = 0;
+  size_type slice_cap  = 0;
+
+  KOKKOS_INLINE_FUNCTION bool is_long(const word_type* m, size_type b, size_type e) const {
+    return longs != nullptr && m != nullptr && words_of_bits(b, e) > long_words;
+  }
+  // Whether the check listed every long range (the totals within the capacities).
+  KOKKOS_INLINE_FUNCTION bool whole(const size_type* scratch) const {
+    return longs != nullptr && scratch[2] <= listed_cap && scratch[3] <= slice_cap;
+  }
+};
+
 // The GPU form: each team thread counts ranges team_rank + team_size * (league_rank + k * league),
-// its `lanes` vector lanes (range_lanes) striding over a range's 16-byte units (count_range_share).
-// No range is counted when the check marked one. scratch[0] is the mark, scratch[1] a ticket: the
-// team that takes the last ticket copies the mark to *verdict and leaves both zero.
+// its `lanes` vector lanes (range_lanes) striding over a range's 16-byte units (count_range_share);
+// then the team's slices of the listed long ranges. No range is counted when the check marked one.
+// scratch[0] is the mark, scratch[1] a ticket: the team that takes the last ticket copies the mark
+// to *verdict and leaves scratch[0..3] zero.
 template <class ExecSpace, int Items>
 struct device_range_count_functor {
   using member_type = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
@@ -34,6 +60,11 @@ struct device_range_count_functor {
   size_type league;
   size_type* scratch;
   size_type* verdict;
+  long_range_list list;
+
+  KOKKOS_INLINE_FUNCTION size_type count_of(size_type len, size_type set) const {
+    return range_count_start(len, m == nullptr, unset) + (unset ? -set : set);
+  }
 
   // Counts range r, whose bounds (from the mask's bit 0) the caller loaded.
   KOKKOS_INLINE_FUNCTION void count_range(const member_type& team, size_type r, size_type b, size_type e) const {
@@ -44,14 +75,48 @@ struct device_range_count_functor {
           Kokkos::ThreadVectorRange(team, lanes),
           [&](int lane, size_type& acc) { acc += count_range_share<Items>(lane, lanes, m, first, stop, b, e); }, set);
     }
-    Kokkos::single(Kokkos::PerThread(team),
-                   [&]() { counts[r] = range_count_start(e - b, m == nullptr, unset) + (unset ? -set : set); });
+    Kokkos::single(Kokkos::PerThread(team), [&]() { counts[r] = count_of(e - b, set); });
+  }
+
+  // Slice j of the listed long ranges, by every thread and lane of the team; the team that adds
+  // the range's last slice writes its count.
+  KOKKOS_INLINE_FUNCTION void count_slice(const member_type& team, size_type j) const {
+    size_type* entry      = list.longs + 6 * list.owner[j];
+    const size_type r = entry[0], b = entry[1], e = entry[2];
+    const size_type first = b / word_bits, stop = (e - 1) / word_bits + 1;
+    const size_type lo    = first + (j - entry[3]) * list.long_words;
+    const size_type hi    = stop - lo < list.long_words ? stop : lo + list.long_words;
+    const size_type T     = static_cast<size_type>(team.team_size()) * lanes;
+    size_type part        = 0;
+    Kokkos::parallel_reduce(
+        Kokkos::TeamThreadRange(team, team.team_size()),
+        [&](int i, size_type& acc) {
+          size_type mine = 0;
+          Kokkos::parallel_reduce(
+              Kokkos::ThreadVectorRange(team, lanes),
+              [&](int lane, size_type& a) {
+                a += count_range_share<Items>(static_cast<size_type>(i) * lanes + lane, T, m, lo, hi, b, e);
+              },
+              mine);
+          acc += mine;
+        },
+        part);
+    Kokkos::single(Kokkos::PerTeam(team), [&]() {
+      const size_type slices = (stop - first + list.long_words - 1) / list.long_words;
+      atomic_fetch_add_count(&entry[4], part);
+      Kokkos::memory_fence();  // the sum before the slice is counted done
+      if (atomic_fetch_add_count(&entry[5], 1) != slices - 1) return;
+      Kokkos::memory_fence();
+      counts[r] = count_of(e - b, atomic_fetch_add_count(&entry[4], 0));
+    });
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
-    // A plain load, once: the check launch wrote the mark before this launch, and it changes only
-    // after every team's ticket. (A volatile load per range sent every warp to one L2 word.)
+    // Plain loads, once: the check launch wrote the mark and the list's totals before this launch,
+    // and they change only after every team's ticket. (A volatile load per range sent every warp
+    // to one L2 word.)
     if (scratch[0] == 0) {
+      const bool split       = list.whole(scratch);
       const size_type stride = league * team.team_size();
       size_type r            = static_cast<size_type>(team.league_rank()) * team.team_size() + team.team_rank();
       size_type b = 0, e = 0;
@@ -62,8 +127,12 @@ struct device_range_count_functor {
         const size_type next = r + stride;
         size_type nb = 0, ne = 0;
         if (next < n) nb = bounds[2 * next], ne = bounds[2 * next + 1];
-        count_range(team, r, base + b, base + e);
+        if (!split || !list.is_long(m, base + b, base + e)) count_range(team, r, base + b, base + e);
         r = next, b = nb, e = ne;
+      }
+      if (split) {
+        const size_type slices = scratch[3];
+        for (size_type j = team.league_rank(); j < slices; j += league) count_slice(team, j);
       }
     }
     team.team_barrier();
@@ -73,6 +142,8 @@ struct device_range_count_functor {
       Kokkos::memory_fence();
       *verdict = atomic_exchange_count(&scratch[0], 0);
       atomic_exchange_count(&scratch[1], 0);
+      atomic_exchange_count(&scratch[2], 0);
+      atomic_exchange_count(&scratch[3], 0);
     });
   }
 };
@@ -95,12 +166,13 @@ int range_lanes(size_type mean_words) {
 
 // Enqueues counts[r] = set bits (or, `unset`, unset bits) of `mask` in its bits
 // [bounds[2r], bounds[2r+1]) for r < n, the bounds in memory `exec` reads, lanes sized for ranges
-// of `mean_words` words. Nothing is counted while scratch[0] (a lease's zeroed word) is non-zero;
-// the launch's last team copies it to *verdict and leaves scratch[0] and scratch[1] zero.
+// of `mean_words` words, the long ranges `list` holds split over teams. Nothing is counted while
+// scratch[0] (a lease's zeroed word) is non-zero; the launch's last team copies it to *verdict and
+// leaves scratch[0..3] zero.
 template <class ExecSpace>
 void enqueue_range_counts(const std::string& label, const ExecSpace& exec, const source_mask& mask,
                           const size_type* bounds, size_type n, bool unset, size_type* counts, size_type mean_words,
-                          size_type* scratch, size_type* verdict) {
+                          size_type* scratch, size_type* verdict, const long_range_list& list = {}) {
   using tuning            = launch_tuning<ExecSpace>;
   constexpr int items     = static_cast<int>(tuning::count_gpu_items);
   // The GPU form emulated on a host: a team is one thread, its lanes a loop.
@@ -120,7 +192,7 @@ void enqueue_range_counts(const std::string& label, const ExecSpace& exec, const
   Kokkos::parallel_for(label, policy(exec, static_cast<int>(league), per_team, vector_length),
                        device_range_count_functor<ExecSpace, items>{
                            mask.words, mask.words == nullptr ? 0 : mask.begin_bit, bounds, n, counts,
-                           unset != mask.invert, lanes, league, scratch, verdict});
+                           unset != mask.invert, lanes, league, scratch, verdict, list});
 }
 }  // namespace detail
 }  // namespace kmask

@@ -152,8 +152,9 @@ class staging_pool {
   // A lease whose words only the call's kernels touch, through zeroed() and result_word(): the host
   // writes and uploads nothing (read_result reads the result word after the fence). Such a lease
   // may take a buffer still in use by earlier work on the caller's own queue.
-  static lease acquire_scratch(const ExecSpace& exec, const std::string& label) {
-    return take(exec, 1, 1, label, true);
+  // `device_words` kernel words past word 0 are the call's kernels' to write before they read them.
+  static lease acquire_scratch(const ExecSpace& exec, const std::string& label, std::size_t device_words = 1) {
+    return take(exec, device_words, 1, label, true);
   }
 
  private:
