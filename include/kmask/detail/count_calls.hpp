@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -124,20 +125,28 @@ staged_ranges<ExecSpace> stage_checked_ranges(const char* fn, const ExecSpace& e
   auto* staged         = reinterpret_cast<size_type*>(s.lease.host());
   const bool absent    = mask.words == nullptr;
   const size_type base = absent ? 0 : mask.begin_bit;
+  // range_bounds_ok() with its limit hoisted, and no branch: the loop vectorises.
+  const size_type limit = range_end_limit(mask);
   for (std::size_t c0 = 0; c0 < n; c0 += chunk) {
     const std::size_t c1 = std::min(n, c0 + chunk);
-    bool ok              = true;
+    std::memcpy(staged + 2 * c0, ranges + 2 * c0, 2 * (c1 - c0) * sizeof(size_type));
+    int ok = 1;
+    size_type words = 0, longest = s.longest;
     for (std::size_t r = c0; r < c1; ++r) {
       const size_type b = ranges[2 * r], e = ranges[2 * r + 1];
-      const bool good   = range_bounds_ok(mask, b, e);
-      ok                = ok && good;
-      // base + e cannot overflow once the range passed (e <= max_bits - base).
-      const size_type words = good && !absent ? words_of_bits(base + b, base + e) : 0;
-      s.words += words;
-      s.longest = std::max(s.longest, words);
-      staged[2 * r] = b, staged[2 * r + 1] = e;
+      const int good    = (b >= 0) & (e >= b) & (e <= limit);
+      ok &= good;
+      // Unsigned, so a refused range's sum cannot overflow; a good one's is below max_bits.
+      const auto lo = static_cast<std::uint64_t>(base) + static_cast<std::uint64_t>(b);
+      const auto hi = static_cast<std::uint64_t>(base) + static_cast<std::uint64_t>(e);
+      const auto w  = static_cast<size_type>((hi - 1) / word_bits + 1 - lo / word_bits);
+      const size_type counted = good & (e > b) & !absent ? w : 0;
+      words += counted;
+      longest = counted > longest ? counted : longest;
     }
     if (!ok) check_range_pairs(fn, mask, ranges, 2 * c1);  // throws the first refused pair's message
+    s.words += words;
+    s.longest = longest;
     s.lease.upload(2 * c0, 2 * c1);
   }
   return s;

@@ -71,9 +71,15 @@ void check_range_list(const char* fn, const source_mask& mask, std::size_t num_b
 // Whether ranges {b, e} (at positions i, i + 1 of the list) is a range of `mask` (counted from its
 // begin_bit) that check_range_bounds() accepts: the one predicate the host check and the device
 // check of ranges in device memory share. The mask's begin_bit is checked (check_range_list).
+// The largest end it accepts, range_end_limit(mask), is the lesser of the two end checks'.
+KOKKOS_INLINE_FUNCTION size_type range_end_limit(const source_mask& mask) {
+  const size_type most = max_bits - mask.begin_bit;
+  if (mask.words == nullptr) return most;
+  const size_type held = capacity_bits(mask.extent_words) - mask.begin_bit;
+  return held < most ? held : most;
+}
 KOKKOS_INLINE_FUNCTION bool range_bounds_ok(const source_mask& mask, size_type b, size_type e) {
-  return b >= 0 && e >= b && e <= max_bits - mask.begin_bit &&
-         (mask.words == nullptr || e <= capacity_bits(mask.extent_words) - mask.begin_bit);
+  return b >= 0 && e >= b && e <= range_end_limit(mask);
 }
 // Throws the README's message for the first bound of {b, e} that range_bounds_ok() refuses.
 void check_range_bounds(const char* fn, const source_mask& mask, std::size_t i, size_type b, size_type e);
