@@ -20,7 +20,7 @@ namespace detail {
 // Ranges longer than long_words words (count_gpu_range_long_words) are not a group of lanes' each
 // when the device check listed them (device_range_count.hpp): their words are split into slices of
 // long_words words, numbered across the listed ranges, and slice j is team j % league's, counted
-// by all its threads after its short ranges. A listed range is six words of `longs`:
+// by all its threads and lanes after its short ranges. A listed range is six words of `longs`:
 // {r, b, e (from bit 0 of the words), its first slice, its slices' sum, slices done}, and
 // `owner[j]` is the listed range of slice j. The check lists ranges while they fit (at most
 // `listed_cap` ranges and `slice_cap` slices) and keeps counting: the totals it leaves in
@@ -78,36 +78,28 @@ struct device_range_count_functor {
     Kokkos::single(Kokkos::PerThread(team), [&]() { counts[r] = count_of(e - b, set); });
   }
 
-  // Slice j of the listed long ranges, by every thread and lane of the team; the team that adds
-  // the range's last slice writes its count.
+  // Slice j of the listed long ranges, by every thread and lane of the team: each thread adds its
+  // lanes' share to the range's sum (a team reduction here spilled the kernel's registers, which
+  // slowed every list), and the thread that adds the range's last share writes its count.
   KOKKOS_INLINE_FUNCTION void count_slice(const member_type& team, size_type j) const {
     size_type* entry      = list.longs + 6 * list.owner[j];
-    const size_type r = entry[0], b = entry[1], e = entry[2];
+    const size_type b = entry[1], e = entry[2];
     const size_type first = b / word_bits, stop = (e - 1) / word_bits + 1;
     const size_type lo    = first + (j - entry[3]) * list.long_words;
     const size_type hi    = stop - lo < list.long_words ? stop : lo + list.long_words;
     const size_type T     = static_cast<size_type>(team.team_size()) * lanes;
+    const size_type g0    = static_cast<size_type>(team.team_rank()) * lanes;
     size_type part        = 0;
     Kokkos::parallel_reduce(
-        Kokkos::TeamThreadRange(team, team.team_size()),
-        [&](int i, size_type& acc) {
-          size_type mine = 0;
-          Kokkos::parallel_reduce(
-              Kokkos::ThreadVectorRange(team, lanes),
-              [&](int lane, size_type& a) {
-                a += count_range_share<Items>(static_cast<size_type>(i) * lanes + lane, T, m, lo, hi, b, e);
-              },
-              mine);
-          acc += mine;
-        },
-        part);
-    Kokkos::single(Kokkos::PerTeam(team), [&]() {
-      const size_type slices = (stop - first + list.long_words - 1) / list.long_words;
+        Kokkos::ThreadVectorRange(team, lanes),
+        [&](int lane, size_type& acc) { acc += count_range_share<Items>(g0 + lane, T, m, lo, hi, b, e); }, part);
+    Kokkos::single(Kokkos::PerThread(team), [&]() {
+      const size_type shares = (stop - first + list.long_words - 1) / list.long_words * team.team_size();
       atomic_fetch_add_count(&entry[4], part);
-      Kokkos::memory_fence();  // the sum before the slice is counted done
-      if (atomic_fetch_add_count(&entry[5], 1) != slices - 1) return;
+      Kokkos::memory_fence();  // the sum before the share is counted done
+      if (atomic_fetch_add_count(&entry[5], 1) != shares - 1) return;
       Kokkos::memory_fence();
-      counts[r] = count_of(e - b, atomic_fetch_add_count(&entry[4], 0));
+      counts[entry[0]] = count_of(e - b, atomic_fetch_add_count(&entry[4], 0));
     });
   }
 
@@ -116,7 +108,9 @@ struct device_range_count_functor {
     // and they change only after every team's ticket. (A volatile load per range sent every warp
     // to one L2 word.)
     if (scratch[0] == 0) {
+      // Ranges over `most` words are the slices' (when the list is whole).
       const bool split       = list.whole(scratch);
+      const size_type most   = split ? list.long_words : max_bits;
       const size_type stride = league * team.team_size();
       size_type r            = static_cast<size_type>(team.league_rank()) * team.team_size() + team.team_rank();
       size_type b = 0, e = 0;
@@ -127,7 +121,7 @@ struct device_range_count_functor {
         const size_type next = r + stride;
         size_type nb = 0, ne = 0;
         if (next < n) nb = bounds[2 * next], ne = bounds[2 * next + 1];
-        if (!split || !list.is_long(m, base + b, base + e)) count_range(team, r, base + b, base + e);
+        if (m == nullptr || words_of_bits(base + b, base + e) <= most) count_range(team, r, base + b, base + e);
         r = next, b = nb, e = ne;
       }
       if (split) {
