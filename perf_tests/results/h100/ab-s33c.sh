@@ -1,8 +1,9 @@
 #!/bin/bash
-# Session 33, call 33.3: device-range counts that split long ranges into team slices, each thread adding its lanes' share (the kernel with 40 bytes of spills, not 196)
-# against 9aaa695's benchmarks (host lists by the lanes kernel, no split). From the repository root
-# with these carried: build/ab/s33/mid_cuda_bench (9aaa695's CUDA benchmarks),
-# build/cuda/perf_tests/kmask_benchmarks and build/cuda/unit_tests/kmask_unit_tests_cuda (the slices by threads,
+# Session 33, call 33.3: device-range counts that split long ranges into team slices, each
+# thread adding its lanes' share (bd3cb9f: 40 bytes of spills, where 7dbf91d's team reduction
+# spilled 196), against 9aaa695's benchmarks (host lists by the lanes kernel, no split). From the
+# repository root with these carried: build/ab/s33/mid_cuda_bench (9aaa695's CUDA benchmarks),
+# build/cuda/perf_tests/kmask_benchmarks and build/cuda/unit_tests/kmask_unit_tests_cuda (bd3cb9f,
 # Kokkos 3.4.01), build/device-libs. The CUDA unit tests, the device-range tests under
 # compute-sanitizer memcheck, three alternated rounds of the counting cells.
 set -u
