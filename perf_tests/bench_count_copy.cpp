@@ -98,16 +98,13 @@ void inplace_segmented_count_set(benchmark::State& state) {
   state.counters["upload_us"] = 1e6 * descriptor_upload_time(exec, static_cast<std::size_t>(2 * n));
 }
 
-// The same counts with the ranges already in device memory (count_device_ranges.hpp): nothing
-// uploaded; the ranges are checked on the device and the call waits for that check.
-void device_range_count_set(benchmark::State& state) {
-  const exec_space exec = bench_exec();
-  const size_type bits = size_type{1} << state.range(0);
-  const size_type n    = state.range(1);
-  if (too_big(state, bits / 4)) return;
+// The in-place count of `host_ranges` over a random mask of 2^state.range(0) bits, the ranges
+// copied to the device once (count_device_ranges.hpp): nothing uploaded a call; the ranges are
+// checked on the device and the call waits for that check.
+void device_range_count_of(benchmark::State& state, const exec_space& exec, size_type bits,
+                           const std::vector<size_type>& host_ranges) {
   const auto m = random_mask(exec, bits);
-  // The host form's ranges, copied to the device once.
-  const auto host_ranges = tiling_ranges(bits, n);
+  const auto n = static_cast<size_type>(host_ranges.size() / 2);
   Kokkos::View<size_type*, memory_space> ranges(Kokkos::view_alloc(exec, "bench::ranges"), 2 * n);
   Kokkos::deep_copy(exec, ranges,
                     Kokkos::View<const size_type*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
@@ -117,24 +114,24 @@ void device_range_count_set(benchmark::State& state) {
   time_and_report(state, exec, static_cast<double>(bits / 8), call);
 }
 
-// The same with skewed ranges: range 0 is the mask's first half, the other n - 1 tile the second
-// half (a list column with one very long list). The host cannot see the skew in device ranges.
+// The host form's tiling ranges in device memory.
+void device_range_count_set(benchmark::State& state) {
+  const exec_space exec = bench_exec();
+  const size_type bits = size_type{1} << state.range(0);
+  if (too_big(state, bits / 4)) return;
+  device_range_count_of(state, exec, bits, tiling_ranges(bits, state.range(1)));
+}
+
+// Skewed ranges: range 0 is the mask's first half, the other n - 1 tile the second half (a list
+// column with one very long list). The host cannot see the skew in device ranges.
 void device_range_count_skewed(benchmark::State& state) {
   const exec_space exec = bench_exec();
   const size_type bits = size_type{1} << state.range(0);
-  const size_type n    = state.range(1);
   if (too_big(state, bits / 4)) return;
-  const auto m = random_mask(exec, bits);
-  auto host_ranges = tiling_ranges(bits / 2, n - 1);
-  for (auto& b : host_ranges) b += bits / 2;
-  host_ranges.insert(host_ranges.begin(), {0, bits / 2});
-  Kokkos::View<size_type*, memory_space> ranges(Kokkos::view_alloc(exec, "bench::ranges"), 2 * n);
-  Kokkos::deep_copy(exec, ranges,
-                    Kokkos::View<const size_type*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
-                        host_ranges.data(), host_ranges.size()));
-  Kokkos::View<size_type*, memory_space> counts(Kokkos::view_alloc(exec, "bench::counts"), n);
-  const auto call = [&] { kmask::inplace_segmented_count_set_bits(exec, m, ranges, counts); };
-  time_and_report(state, exec, static_cast<double>(bits / 8), call);
+  auto ranges = tiling_ranges(bits / 2, state.range(1) - 1);
+  for (auto& b : ranges) b += bits / 2;
+  ranges.insert(ranges.begin(), {0, bits / 2});
+  device_range_count_of(state, exec, bits, ranges);
 }
 
 void copy_bits(benchmark::State& state) {
