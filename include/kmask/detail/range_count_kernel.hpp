@@ -2,8 +2,9 @@
 #define KMASK_DETAIL_RANGE_COUNT_KERNEL_HPP
 
 // The GPU form of a segmented count whose ranges are in memory the kernel reads, a group of lanes
-// a range: ranges an engine built on the device (device_range_count.hpp, after the device's check)
-// and host ranges the calling thread checked and uploaded (count_calls.hpp).
+// a range and, for ranges the device check listed as long, team slices: ranges an engine built on
+// the device (device_range_count.hpp, after the device's check) and host ranges the calling thread
+// checked and uploaded (count_calls.hpp, which lists none).
 
 #include <kmask/detail/compat.hpp>
 #include <kmask/detail/count_kernels.hpp>
@@ -79,8 +80,8 @@ struct device_range_count_functor {
   }
 
   // Slice j of the listed long ranges, by every thread and lane of the team: each thread adds its
-  // lanes' share to the range's sum (a team reduction here spilled the kernel's registers, which
-  // slowed every list), and the thread that adds the range's last share writes its count.
+  // lanes' share to the range's sum (a team reduction here spilled the kernel's registers), and the
+  // thread that adds the range's last share writes its count.
   KOKKOS_INLINE_FUNCTION void count_slice(const member_type& team, size_type j) const {
     size_type* entry      = list.longs + 6 * list.owner[j];
     const size_type b = entry[1], e = entry[2];
