@@ -68,24 +68,28 @@ __global__ void lanes_a_range(const uint32_t* w, const long long* bounds, long l
   }
 }
 
-// A block a range (BT threads), blocks striding over the ranges; the block's sum by shuffles and
-// shared memory.
+// The sum of `set` over a block of BT threads (shuffles, then the warps' sums through shared
+// memory), valid in thread 0; every thread must call it.
+template <int BT>
+__device__ __forceinline__ u64 block_sum(u64 set) {
+  __shared__ u64 warps[BT / 32];
+  set = sum_lanes(set, 32);
+  if (threadIdx.x % 32 == 0) warps[threadIdx.x / 32] = set;
+  __syncthreads();
+  set = threadIdx.x < BT / 32 ? warps[threadIdx.x] : 0;
+  if (threadIdx.x < 32) set = sum_lanes(set, 32);
+  __syncthreads();  // warps[] free for the next call
+  return set;
+}
+
+// A block a range (BT threads), blocks striding over the ranges.
 template <int BT, int ITEMS>
 __global__ void __launch_bounds__(BT) block_a_range(const uint32_t* w, const long long* bounds, long long n,
                                                     u64* counts) {
-  __shared__ u64 warps[BT / 32];
   for (long long r = blockIdx.x; r < n; r += gridDim.x) {
     const long long b = bounds[2 * r], e = bounds[2 * r + 1];
-    u64 set = e > b ? count_share<ITEMS>(w, b, e, threadIdx.x, BT) : 0;
-    set = sum_lanes(set, 32);
-    if (threadIdx.x % 32 == 0) warps[threadIdx.x / 32] = set;
-    __syncthreads();
-    if (threadIdx.x < 32) {
-      set = threadIdx.x < BT / 32 ? warps[threadIdx.x] : 0;
-      set = sum_lanes(set, 32);
-      if (threadIdx.x == 0) counts[r] = set;
-    }
-    __syncthreads();
+    const u64 set = block_sum<BT>(e > b ? count_share<ITEMS>(w, b, e, threadIdx.x, BT) : 0);
+    if (threadIdx.x == 0) counts[r] = set;
   }
 }
 
@@ -93,20 +97,12 @@ __global__ void __launch_bounds__(BT) block_a_range(const uint32_t* w, const lon
 template <int BT, int ITEMS>
 __global__ void __launch_bounds__(BT) slices_a_range(const uint32_t* w, const long long* bounds, long long n, int S,
                                                      u64* counts) {
-  __shared__ u64 warps[BT / 32];
   const long long r = blockIdx.x / S;
   const int s = blockIdx.x % S;
   if (r >= n) return;
   const long long b = bounds[2 * r], e = bounds[2 * r + 1];
-  u64 set = e > b ? count_share<ITEMS>(w, b, e, s * BT + threadIdx.x, S * BT) : 0;
-  set = sum_lanes(set, 32);
-  if (threadIdx.x % 32 == 0) warps[threadIdx.x / 32] = set;
-  __syncthreads();
-  if (threadIdx.x < 32) {
-    set = threadIdx.x < BT / 32 ? warps[threadIdx.x] : 0;
-    set = sum_lanes(set, 32);
-    if (threadIdx.x == 0) atomicAdd(counts + r, set);
-  }
+  const u64 set = block_sum<BT>(e > b ? count_share<ITEMS>(w, b, e, s * BT + threadIdx.x, S * BT) : 0);
+  if (threadIdx.x == 0) atomicAdd(counts + r, set);
 }
 
 // The device check: a thread a range, the first bad one marked.
