@@ -125,22 +125,19 @@ staged_ranges<ExecSpace> stage_checked_ranges(const char* fn, const ExecSpace& e
   auto* staged         = reinterpret_cast<size_type*>(s.lease.host());
   const bool absent    = mask.words == nullptr;
   const size_type base = absent ? 0 : mask.begin_bit;
-  // range_bounds_ok() with its limit hoisted, and no branch: the loop vectorises.
-  const size_type limit = range_end_limit(mask);
+  const size_type limit = range_end_limit(mask);  // range_bounds_ok()'s, hoisted
   for (std::size_t c0 = 0; c0 < n; c0 += chunk) {
     const std::size_t c1 = std::min(n, c0 + chunk);
     std::memcpy(staged + 2 * c0, ranges + 2 * c0, 2 * (c1 - c0) * sizeof(size_type));
-    int ok = 1;
+    bool ok = true;
     size_type words = 0, longest = s.longest;
     for (std::size_t r = c0; r < c1; ++r) {
       const size_type b = ranges[2 * r], e = ranges[2 * r + 1];
-      const int good    = (b >= 0) & (e >= b) & (e <= limit);
+      const bool good   = range_within(b, e, limit);
       ok &= good;
-      // Unsigned, so a refused range's sum cannot overflow; a good one's is below max_bits.
-      const auto lo = static_cast<std::uint64_t>(base) + static_cast<std::uint64_t>(b);
-      const auto hi = static_cast<std::uint64_t>(base) + static_cast<std::uint64_t>(e);
-      const auto w  = static_cast<size_type>((hi - 1) / word_bits + 1 - lo / word_bits);
-      const size_type counted = good & (e > b) & !absent ? w : 0;
+      // A refused range reads as empty: base + e cannot overflow once e <= limit.
+      const size_type gb = good ? b : 0, ge = good ? e : 0;
+      const size_type counted = absent ? 0 : words_of_bits(base + gb, base + ge);
       words += counted;
       longest = counted > longest ? counted : longest;
     }

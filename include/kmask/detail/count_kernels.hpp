@@ -158,9 +158,11 @@ struct count_stride_functor {
   }
 };
 
-// Words of bits [lo, hi) (absolute positions), 0 when empty.
+// Words of bits [lo, hi) (absolute positions, so never negative: the divisions are shifts), 0 when
+// empty.
 KOKKOS_INLINE_FUNCTION size_type words_of_bits(size_type lo, size_type hi) {
-  return hi <= lo ? 0 : (hi - 1) / word_bits + 1 - lo / word_bits;
+  const auto l = static_cast<std::uint64_t>(lo), h = static_cast<std::uint64_t>(hi);
+  return hi <= lo ? 0 : static_cast<size_type>((h - 1) / word_bits + 1 - l / word_bits);
 }
 
 // What a range's count starts from before its set bits are added (or, `unset`, taken off): an

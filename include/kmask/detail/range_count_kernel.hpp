@@ -109,9 +109,7 @@ struct device_range_count_functor {
     // and they change only after every team's ticket. (A volatile load per range sent every warp
     // to one L2 word.)
     if (scratch[0] == 0) {
-      // Ranges over `most` words are the slices' (when the list is whole).
-      const bool split       = list.whole(scratch);
-      const size_type most   = split ? list.long_words : max_bits;
+      const bool split       = list.whole(scratch);  // then the listed ranges are the slices
       const size_type stride = league * team.team_size();
       size_type r            = static_cast<size_type>(team.league_rank()) * team.team_size() + team.team_rank();
       size_type b = 0, e = 0;
@@ -122,7 +120,7 @@ struct device_range_count_functor {
         const size_type next = r + stride;
         size_type nb = 0, ne = 0;
         if (next < n) nb = bounds[2 * next], ne = bounds[2 * next + 1];
-        if (m == nullptr || words_of_bits(base + b, base + e) <= most) count_range(team, r, base + b, base + e);
+        if (!split || !list.is_long(m, base + b, base + e)) count_range(team, r, base + b, base + e);
         r = next, b = nb, e = ne;
       }
       if (split) {

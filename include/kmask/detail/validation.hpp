@@ -78,8 +78,13 @@ KOKKOS_INLINE_FUNCTION size_type range_end_limit(const source_mask& mask) {
   const size_type held = capacity_bits(mask.extent_words) - mask.begin_bit;
   return held < most ? held : most;
 }
+// range_within(b, e, range_end_limit(mask)) is that predicate; a loop over many ranges of one mask
+// hoists the limit (and, with no branch, vectorises).
+KOKKOS_INLINE_FUNCTION bool range_within(size_type b, size_type e, size_type limit) {
+  return (b >= 0) & (e >= b) & (e <= limit);
+}
 KOKKOS_INLINE_FUNCTION bool range_bounds_ok(const source_mask& mask, size_type b, size_type e) {
-  return b >= 0 && e >= b && e <= range_end_limit(mask);
+  return range_within(b, e, range_end_limit(mask));
 }
 // Throws the README's message for the first bound of {b, e} that range_bounds_ok() refuses.
 void check_range_bounds(const char* fn, const source_mask& mask, std::size_t i, size_type b, size_type e);
