@@ -28,7 +28,7 @@ done
 timeout 40 $new --benchmark_min_time=0.1 '--benchmark_filter=superimpose_nulls_tree' --benchmark_out="$out/tree-call-$call.json" > /dev/null 2>&1
 echo "tree bench rc=$? at ${SECONDS}s"
 for shape in aligned sliced; do
-  [ "$shape" = aligned ] || [ "$SECONDS" -lt 300 ] || break
+  [ "$shape" = aligned ] || [ "$SECONDS" -lt 200 ] || break
   timeout 60 ncu --clock-control none --kernel-name-base demangled -k "regex:tree_gpu_functor" \
     --launch-skip 4 --launch-count 1 --section SpeedOfLight --section LaunchStats --section Occupancy \
     --section MemoryWorkloadAnalysis --section WarpStateStats --section SchedulerStats \
@@ -38,7 +38,7 @@ for shape in aligned sliced; do
 done
 for r in 1 2 3; do
   for v in old new tps3; do
-    [ "$SECONDS" -lt 470 ] || break 2
+    [ "$SECONDS" -lt 330 ] || break 2
     timeout 60 ${!v} --benchmark_min_time=0.1 "--benchmark_filter=$cells" --benchmark_out="$out/$tag-gpu-$v$r.json" > /dev/null 2>&1
     echo "gpu $v$r rc=$? at ${SECONDS}s"
   done
