@@ -85,6 +85,8 @@ TEST(TEST_CATEGORY, long_piece_lists_on_host_threads_match_the_reference) {
       for (std::size_t i = 0; i < n; ++i) srcs.push_back(source_of(c, i));
       const auto k = kernels_of([&] { kmask::segmented_copy_bits(exec, dests, c.begins, srcs, c.sizes); });
       EXPECT_EQ(launched(k, "kmask::segmented_copy_bits::place"), threaded(n));
+      // Sources of other allocations lie outside the destinations' span: none is looked up.
+      EXPECT_FALSE(launched(k, "kmask::segmented_copy_bits::aliasing"));
       ref::words want = c.dest_host;
       for (std::size_t i = 0; i < n; ++i) {
         if (c.pick[i] < 0) {
@@ -266,6 +268,9 @@ TEST(TEST_CATEGORY, long_piece_lists_report_the_first_bad_piece) {
     const view_t<TEST_EXECSPACE> short_dest = Kokkos::subview(dest, std::make_pair(std::size_t{0}, dest.extent(0) - 1));
     errors::expect_rejected<IA>(kept, [&] { kmask::inplace_concatenate(exec, short_dest, srcs, cb, sizes, count); },
                                 ic + "begin_bits" + at + " = -7 is negative");
+    // The allocating form: its sources are checked by the threaded pass, after the allocation.
+    errors::expect_rejected<IA>(kept, [&] { (void)kmask::concatenate(exec, srcs, cb, sizes); },
+                                "kmask::concatenate: begin_bits" + at + " = -7 is negative");
   }
   // Two bad pieces in different blocks: the first is named.
   auto two = db;

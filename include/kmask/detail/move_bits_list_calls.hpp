@@ -74,8 +74,16 @@ size_type concatenate_call(const ExecSpace& exec, const move_names& n, const des
   check_list_lengths(n.fn, n.srcs, masks.size(), n.sizes, sizes_bits.size());
   const std::size_t m = masks.size();
   size_type total     = 0;
+  // The sources' checks in order, naming the first bad one (the sizes already checked).
+  const auto check_sources_in_order = [&] {
+    for (std::size_t i = 0; i < m; ++i)
+      if (check_source(masks[i], sizes_bits[i]) == source_status::invalid)
+        check_move_source(n, i, masks[i], sizes_bits[i]);
+  };
   // A long list on a threaded host space: the sizes summed here, the sources tested by the
-  // space's threads; any failure goes to the checks below, which name the first bad argument.
+  // threaded pass's first pass (its `ok`); a size out of range goes to the checks below, and a bad
+  // source, once the threaded pass declines the list, to check_sources_in_order, so either error
+  // names the first bad argument as the serial checks do.
   bool threaded = threaded_list_pays(exec, m + 1);
   std::vector<size_type> starts;
   if (threaded) {
@@ -87,10 +95,7 @@ size_type concatenate_call(const ExecSpace& exec, const move_names& n, const des
       starts[sized] = total;
       total += s;
     }
-    const std::size_t bad = first_failing_piece(n.fn, exec, sized, [&](std::size_t i) {
-      return check_source(masks[i], sizes_bits[i]) != source_status::invalid;
-    });
-    threaded = sized == m && bad == m;
+    threaded = sized == m;
   }
   if (!threaded) {
     total = 0;
@@ -112,17 +117,30 @@ size_type concatenate_call(const ExecSpace& exec, const move_names& n, const des
     d = {allocated->data(), padded};
   } else {
     d = *dest;
-    check_concatenate_dest(n.fn, n.pointers, d, total);
+    if (threaded) {
+      // The sources are not checked yet, and their errors come before the destination's.
+      try {
+        check_concatenate_dest(n.fn, n.pointers, d, total);
+      } catch (...) {
+        check_sources_in_order();
+        throw;
+      }
+    } else {
+      check_concatenate_dest(n.fn, n.pointers, d, total);
+    }
   }
   const size_type fill_to = allocated != nullptr ? d.extent_words * word_bits : num_words(total) * word_bits;
   if (threaded) {
     size_type count = 0;
-    const auto ok   = [](std::size_t) { return true; };  // checked above
-    const auto at   = [&](std::size_t i) {
+    const auto ok   = [&](std::size_t i) {
+      return i >= m || check_source(masks[i], sizes_bits[i]) != source_status::invalid;
+    };
+    const auto at = [&](std::size_t i) {
       return i < m ? copy_piece(d, starts[i], masks[i], sizes_bits[i], true, i)
                    : constant_piece(d, total, fill_to - total, false, m);
     };
     if (run_threaded_piece_list(n.fn, exec, m + 1, ok, at, null_count, read_count, count)) return count;
+    check_sources_in_order();  // the threaded pass declined the list: perhaps for a bad source
   }
   // Checked above (the total sizes the destination); back to back, so never overlapping.
   return run_piece_list(n, exec, masks.size() + 1, false, [&](bool, const auto& sink) {

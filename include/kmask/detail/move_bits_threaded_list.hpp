@@ -10,10 +10,11 @@
 // nothing is enqueued until the list is known to be one of the common case.
 //
 // The first pass tests every piece and sums, per block, its non-empty pieces, their words, the
-// span of their source and destination words and whether they are in order; the blocks are joined
-// on the calling thread; the second pass writes each piece and its work offset where its block's
-// sums place it. Only the CPU form: the GPU form's pieces start at group-aligned items, which makes
-// every offset depend on the one before.
+// span of their destination words and whether they are in order; the blocks are joined on the
+// calling thread; the second pass writes each piece and its work offset where its block's sums
+// place it, and notes the blocks with a source inside the destinations' span (a third pass then
+// looks those sources up among the destinations). Only the CPU form: the GPU form's pieces start
+// at group-aligned items, which makes every offset depend on the one before.
 
 #include <kmask/detail/move_bits_calls.hpp>
 
@@ -42,7 +43,7 @@ struct list_block {
   size_type words    = 0;                // their work items (destination words)
   bool in_order = true, overlap = false;  // among the block's own pieces
   bit_key first_begin{}, last_begin{}, last_end{};
-  std::uintptr_t src_lo = ~std::uintptr_t{0}, src_hi = 0, dest_lo = ~std::uintptr_t{0}, dest_hi = 0;
+  std::uintptr_t dest_lo = ~std::uintptr_t{0}, dest_hi = 0;
 };
 
 // Whether the calling thread should describe a list of `count` pieces on `exec` with its threads.
@@ -50,21 +51,6 @@ template <class ExecSpace>
 bool threaded_list_pays(const ExecSpace& exec, std::size_t count) {
   if constexpr (!uses_cpu_kernels<ExecSpace>()) return false;
   else return count >= threaded_list_min_pieces && exec.concurrency() > 1;
-}
-
-// The first i in [0, count) with !ok(i), or count: a parallel test of pieces checked before
-// anything else of the call (concatenate's sources, whose errors come before its destination's).
-template <class ExecSpace, class Ok>
-std::size_t first_failing_piece_on_host(const char* fn, const ExecSpace& exec, std::size_t count, const Ok& ok) {
-  std::size_t first = count;
-  Kokkos::parallel_reduce(
-      std::string(fn) + "::check", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::size_t>>(exec, 0, count),
-      [=](std::size_t i, std::size_t& lowest) {
-        if (i < lowest && !ok(i)) lowest = i;
-      },
-      Kokkos::Min<std::size_t>(first));
-  exec.fence();
-  return std::min(first, count);  // the reduction starts from the largest value, not from `first`
 }
 
 // Describes and launches the list of `count` requests, request i being at(i) (size 0: no piece)
@@ -100,10 +86,6 @@ bool run_threaded_piece_list_on_host(const char* fn, const ExecSpace& exec, std:
       s.words += num_words(bit_in_word(q.dest_begin) + q.size);
       const auto d = word_span(q.dest.words, q.dest_begin, q.size);
       s.dest_lo = std::min(s.dest_lo, d.first), s.dest_hi = std::max(s.dest_hi, d.second);
-      if (!q.constant) {
-        const auto w = word_span(q.src.words, q.src.begin_bit, q.size);
-        s.src_lo = std::min(s.src_lo, w.first), s.src_hi = std::max(s.src_hi, w.second);
-      }
     }
     out[b] = s;
   });
@@ -116,7 +98,7 @@ bool run_threaded_piece_list_on_host(const char* fn, const ExecSpace& exec, std:
   size_type total = 0;
   bool any = false;
   bit_key prev_begin{}, prev_end{};
-  std::uintptr_t src_lo = ~std::uintptr_t{0}, src_hi = 0, dest_lo = ~std::uintptr_t{0}, dest_hi = 0;
+  std::uintptr_t dest_lo = ~std::uintptr_t{0}, dest_hi = 0;
   for (std::size_t b = 0; b < nb; ++b) {
     const list_block& s = sums[b];
     if (s.bad != ~std::size_t{0} || !s.in_order || s.overlap) return false;
@@ -125,7 +107,6 @@ bool run_threaded_piece_list_on_host(const char* fn, const ExecSpace& exec, std:
     if (any && (s.first_begin < prev_begin || s.first_begin < prev_end)) return false;
     any = true, prev_begin = s.last_begin, prev_end = s.last_end;
     n += s.pieces, total += s.words;
-    src_lo = std::min(src_lo, s.src_lo), src_hi = std::max(src_hi, s.src_hi);
     dest_lo = std::min(dest_lo, s.dest_lo), dest_hi = std::max(dest_hi, s.dest_hi);
   }
   if (n == 0) return false;
@@ -138,9 +119,14 @@ bool run_threaded_piece_list_on_host(const char* fn, const ExecSpace& exec, std:
   size_type* const offsets  = reinterpret_cast<size_type*>(host + at_off);
   const std::size_t* places = piece_at.data();
   const size_type* words_at = word_at.data();
+  // Per block: whether one of its sources has words within the destinations' span (only those
+  // can meet a destination; sources of other allocations, the usual case, never do).
+  std::vector<unsigned char> near(nb, 0);
+  unsigned char* const near_of = near.data();
   Kokkos::parallel_for(std::string(fn) + "::place", policy(exec, 0, nb), [=](std::size_t b) {
     std::size_t k = places[b];
     size_type w   = words_at[b];
+    bool close    = false;
     for (std::size_t i = first_of(b), end = first_of(b + 1); i < end; ++i) {
       const move_request q = at(i);
       if (q.size == 0) continue;
@@ -148,12 +134,17 @@ bool run_threaded_piece_list_on_host(const char* fn, const ExecSpace& exec, std:
       position_piece(q, *p);
       offsets[k++] = w;
       w += place_piece(*p, w, false);
+      if (!q.constant) {
+        const auto s = word_span(q.src.words, q.src.begin_bit, q.size);
+        close        = close || (s.first < dest_hi && s.second > dest_lo);
+      }
     }
+    near_of[b] = close ? 1 : 0;
   });
   exec.fence();
-  // Sources whose words lie within the destinations' span: each is looked up among the pieces'
+  // Sources with words within the destinations' span: each is looked up among the pieces'
   // destination words (in address order); one that meets them needs the staging of the serial pass.
-  if (src_lo < dest_hi && src_hi > dest_lo) {
+  if (std::any_of(near.begin(), near.end(), [](unsigned char c) { return c != 0; })) {
     std::size_t meets = 0;
     Kokkos::parallel_reduce(
         std::string(fn) + "::aliasing", policy(exec, 0, n),
@@ -180,16 +171,7 @@ bool run_threaded_piece_list_on_host(const char* fn, const ExecSpace& exec, std:
   return true;
 }
 
-// The entry points, instantiating the host passes (host lambdas) only for the CPU form.
-template <class ExecSpace, class Ok>
-std::size_t first_failing_piece(const char* fn, const ExecSpace& exec, std::size_t count, const Ok& ok) {
-  if constexpr (uses_cpu_kernels<ExecSpace>()) return first_failing_piece_on_host(fn, exec, count, ok);
-  else {
-    for (std::size_t i = 0; i < count; ++i)
-      if (!ok(i)) return i;
-    return count;
-  }
-}
+// The entry point, instantiating the host passes (host lambdas) only for the CPU form.
 template <class ExecSpace, class Ok, class At>
 bool run_threaded_piece_list(const char* fn, const ExecSpace& exec, std::size_t count, const Ok& ok, const At& at,
                              size_type* null_count, bool read_count, size_type& result) {
