@@ -21,26 +21,26 @@ echo "cuda unit tests rc=$?"; grep -E "FAILED|Failure" "$out/unit-tests-kokkos-3
 timeout 150 compute-sanitizer --tool memcheck --error-exitcode 9 build/cuda/unit_tests/kmask_unit_tests_cuda --gtest_brief=1 \
   '--gtest_filter=*device_range*:*range_lists*' > "$out/memcheck-device-ranges-call-$call.log" 2>&1
 echo "memcheck rc=$?"; tail -2 "$out/memcheck-device-ranges-call-$call.log"
-for lb in 24 22; do
+for lb in 24; do
   PROBE_BITS=$lb timeout 60 build/probes/tree_walk_shapes > "$out/probe-tree-walk-$lb-call-$call.txt" 2>&1
   echo "probe $lb rc=$?"; cat "$out/probe-tree-walk-$lb-call-$call.txt"
 done
 timeout 40 $new --benchmark_min_time=0.1 '--benchmark_filter=superimpose_nulls_tree' --benchmark_out="$out/tree-call-$call.json" > /dev/null 2>&1
 echo "tree bench rc=$? at ${SECONDS}s"
+for r in 1 2 3; do
+  for v in old new tps3; do
+    [ "$SECONDS" -lt 230 ] || break 2
+    timeout 60 ${!v} --benchmark_min_time=0.1 "--benchmark_filter=$cells" --benchmark_out="$out/$tag-gpu-$v$r.json" > /dev/null 2>&1
+    echo "gpu $v$r rc=$? at ${SECONDS}s"
+  done
+done
 for shape in aligned sliced; do
-  [ "$shape" = aligned ] || [ "$SECONDS" -lt 200 ] || break
+  [ "$SECONDS" -lt 260 ] || break
   timeout 60 ncu --clock-control none --kernel-name-base demangled -k "regex:tree_gpu_functor" \
     --launch-skip 4 --launch-count 1 --section SpeedOfLight --section LaunchStats --section Occupancy \
     --section MemoryWorkloadAnalysis --section WarpStateStats --section SchedulerStats \
     $new --benchmark_min_time=0.001 "--benchmark_filter=^superimpose_nulls_tree/struct:1x8x8/bits:16777216/$shape" \
     > "$out/ncu-tree-$shape-call-$call.txt" 2>&1
   echo "ncu $shape rc=$? $(grep -E ' Duration|DRAM Throughput|Achieved Occupancy|Registers Per' "$out/ncu-tree-$shape-call-$call.txt" | tr -s ' ' | tr '\n' ';')"
-done
-for r in 1 2 3; do
-  for v in old new tps3; do
-    [ "$SECONDS" -lt 300 ] || break 2
-    timeout 60 ${!v} --benchmark_min_time=0.1 "--benchmark_filter=$cells" --benchmark_out="$out/$tag-gpu-$v$r.json" > /dev/null 2>&1
-    echo "gpu $v$r rc=$? at ${SECONDS}s"
-  done
 done
 tar -C "$out" -czf "${OUT:-/tmp/kmask-ab}/record-$call.tar.gz" .
