@@ -8,6 +8,7 @@
 # kmask_benchmarks, build/cuda/unit_tests/kmask_unit_tests_cuda, build/ab/s33/mid_cuda_bench,
 # build/ab/s34/tps3_bench, build/device-libs, build/probes/tree_walk_shapes (perf_tests/probes/
 # tree_walk_shapes.cu, nvcc -O3 -arch=sm_90: the raw limit of the tree's walk).
+# AB_UNTIL and NCU_UNTIL (seconds into the call) end the A/B rounds and the ncu runs earlier.
 set -u
 call=${CALL:-34.1} tag=${TAG:-ab-s34}
 out=${OUT:-/tmp/kmask-ab}/record
@@ -29,13 +30,13 @@ timeout 40 $new --benchmark_min_time=0.1 '--benchmark_filter=superimpose_nulls_t
 echo "tree bench rc=$? at ${SECONDS}s"
 for r in 1 2 3; do
   for v in old new tps3; do
-    [ "$SECONDS" -lt 230 ] || break 2
+    [ "$SECONDS" -lt ${AB_UNTIL:-230} ] || break 2
     timeout 60 ${!v} --benchmark_min_time=0.1 "--benchmark_filter=$cells" --benchmark_out="$out/$tag-gpu-$v$r.json" > /dev/null 2>&1
     echo "gpu $v$r rc=$? at ${SECONDS}s"
   done
 done
 for shape in aligned sliced; do
-  [ "$SECONDS" -lt 260 ] || break
+  [ "$SECONDS" -lt ${NCU_UNTIL:-260} ] || break
   timeout 60 ncu --clock-control none --kernel-name-base demangled -k "regex:tree_gpu_functor" \
     --launch-skip 4 --launch-count 1 --section SpeedOfLight --section LaunchStats --section Occupancy \
     --section MemoryWorkloadAnalysis --section WarpStateStats --section SchedulerStats \
