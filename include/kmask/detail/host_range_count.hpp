@@ -119,6 +119,14 @@ KOKKOS_INLINE_FUNCTION size_type set_bits_of_range(const word_type* m, size_type
   return hi <= lo ? 0 : count_words_on_cpu(m, lo / word_bits, (hi - 1) / word_bits + 1, lo, hi);
 }
 
+// set_bits_of_range on a host thread: popcnt for the edge words where the processor has it.
+inline size_type set_bits_of_range_on_host(const word_type* m, size_type lo, size_type hi) {
+#if defined(KMASK_HOST_POPCNT)
+  if (host_has_popcnt()) return hi <= lo ? 0 : host_popcount_range(m, lo, hi);
+#endif
+  return set_bits_of_range(m, lo, hi);
+}
+
 // Pass 2: enqueues counts(j) = count_of(descriptor j) for every entry of a checked `whole` list,
 // a thread a range. The list is cut into chunks of consecutive entries, about
 // count_cpu_list_chunks_per_thread a thread, dealt out round robin: a static schedule gives each
@@ -173,7 +181,7 @@ void count_host_ranges(const char* fn, const ExecSpace& exec, const host_range_l
   const word_type* m = mask.words;
   unset              = unset != mask.invert;  // the set bits of a complement are the unset bits
   count_host_list(fn, exec, list, counts, [=](const bit_bounds& r) {
-    const size_type set = m == nullptr ? 0 : set_bits_of_range(m, r.lo, r.hi);
+    const size_type set = m == nullptr ? 0 : set_bits_of_range_on_host(m, r.lo, r.hi);
     return range_count_start(r.hi - r.lo, m == nullptr, unset) + (unset ? -set : set);
   });
 }
