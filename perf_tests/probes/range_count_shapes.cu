@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "check.hpp"
+#include "event_timing.hpp"
 
 using u64 = unsigned long long;
 
@@ -128,29 +129,6 @@ __global__ void count_all(const uint4* u, long long units, u64* out) {
   }
   set = sum_lanes(set, 32);
   if (threadIdx.x % 32 == 0) atomicAdd(out, set);
-}
-
-template <class F>
-float median_us(F&& launch, int reps, cudaStream_t s) {
-  cudaEvent_t a, b;
-  CHECK(cudaEventCreate(&a));
-  CHECK(cudaEventCreate(&b));
-  for (int r = 0; r < 5; ++r) launch();
-  CHECK(cudaStreamSynchronize(s));
-  std::vector<float> v;
-  for (int r = 0; r < reps; ++r) {
-    CHECK(cudaEventRecord(a, s));
-    launch();
-    CHECK(cudaEventRecord(b, s));
-    CHECK(cudaEventSynchronize(b));
-    float ms;
-    CHECK(cudaEventElapsedTime(&ms, a, b));
-    v.push_back(1000 * ms);
-  }
-  std::sort(v.begin(), v.end());
-  CHECK(cudaEventDestroy(a));
-  CHECK(cudaEventDestroy(b));
-  return v[v.size() / 2];
 }
 
 int main() {

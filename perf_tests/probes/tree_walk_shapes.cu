@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "check.hpp"
+#include "event_timing.hpp"
 
 using u64 = unsigned long long;
 
@@ -117,29 +118,6 @@ __global__ void __launch_bounds__(256) copy_kernel(const uint4* src, uint4* dst,
   for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
        i += static_cast<long long>(gridDim.x) * blockDim.x)
     dst[i] = src[i];
-}
-
-template <class F>
-float median_us(F&& launch, int reps, cudaStream_t s) {
-  cudaEvent_t a, b;
-  CHECK(cudaEventCreate(&a));
-  CHECK(cudaEventCreate(&b));
-  for (int r = 0; r < 5; ++r) launch();
-  CHECK(cudaStreamSynchronize(s));
-  std::vector<float> v;
-  for (int r = 0; r < reps; ++r) {
-    CHECK(cudaEventRecord(a, s));
-    launch();
-    CHECK(cudaEventRecord(b, s));
-    CHECK(cudaEventSynchronize(b));
-    float ms;
-    CHECK(cudaEventElapsedTime(&ms, a, b));
-    v.push_back(1000 * ms);
-  }
-  std::sort(v.begin(), v.end());
-  CHECK(cudaEventDestroy(a));
-  CHECK(cudaEventDestroy(b));
-  return v[v.size() / 2];
 }
 
 int main() {
