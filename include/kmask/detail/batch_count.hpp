@@ -368,7 +368,7 @@ auto batch_counts(const ExecSpace& exec, const arg_names& names, const Sources& 
         auto counts = counts_after_checks();
         count_host_list(names.fn, exec, list, counts, [](const batch_range& r) {
           const size_type len = r.end - r.begin;
-          const size_type set = r.words == nullptr ? len : set_bits_of_range_on_host(r.words, r.begin, r.end);
+          const size_type set = r.words == nullptr ? len : set_bits_of_range(r.words, r.begin, r.end);
           return r.negate ? len - set : set;
         });
         return counts;

@@ -116,15 +116,11 @@ host_range_list<ExecSpace, Desc> check_host_list(const char* fn, const ExecSpace
 
 // Set bits of bits [lo, hi) (absolute positions) of `m`, 0 when the range is empty; m present.
 KOKKOS_INLINE_FUNCTION size_type set_bits_of_range(const word_type* m, size_type lo, size_type hi) {
-  return hi <= lo ? 0 : count_words_on_cpu(m, lo / word_bits, (hi - 1) / word_bits + 1, lo, hi);
-}
-
-// set_bits_of_range on a host thread: popcnt for the edge words where the processor has it.
-inline size_type set_bits_of_range_on_host(const word_type* m, size_type lo, size_type hi) {
+  if (hi <= lo) return 0;
 #if defined(KMASK_HOST_POPCNT)
-  if (host_has_popcnt()) return hi <= lo ? 0 : host_popcount_range(m, lo, hi);
+  if (host_has_popcnt()) return host_popcount_range(m, lo, hi);  // the edge words by popcnt too
 #endif
-  return set_bits_of_range(m, lo, hi);
+  return count_words_on_cpu(m, lo / word_bits, (hi - 1) / word_bits + 1, lo, hi);
 }
 
 // Pass 2: enqueues counts(j) = count_of(descriptor j) for every entry of a checked `whole` list,
@@ -181,7 +177,7 @@ void count_host_ranges(const char* fn, const ExecSpace& exec, const host_range_l
   const word_type* m = mask.words;
   unset              = unset != mask.invert;  // the set bits of a complement are the unset bits
   count_host_list(fn, exec, list, counts, [=](const bit_bounds& r) {
-    const size_type set = m == nullptr ? 0 : set_bits_of_range_on_host(m, r.lo, r.hi);
+    const size_type set = m == nullptr ? 0 : set_bits_of_range(m, r.lo, r.hi);
     return range_count_start(r.hi - r.lo, m == nullptr, unset) + (unset ? -set : set);
   });
 }
