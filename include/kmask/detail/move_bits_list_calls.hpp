@@ -74,11 +74,13 @@ size_type concatenate_call(const ExecSpace& exec, const move_names& n, const des
   check_list_lengths(n.fn, n.srcs, masks.size(), n.sizes, sizes_bits.size());
   const std::size_t m = masks.size();
   size_type total     = 0;
+  const auto source_ok = [&](std::size_t i) {
+    return check_source(masks[i], sizes_bits[i]) != source_status::invalid;
+  };
   // The sources' checks in order, naming the first bad one (the sizes already checked).
   const auto check_sources_in_order = [&] {
     for (std::size_t i = 0; i < m; ++i)
-      if (check_source(masks[i], sizes_bits[i]) == source_status::invalid)
-        check_move_source(n, i, masks[i], sizes_bits[i]);
+      if (!source_ok(i)) check_move_source(n, i, masks[i], sizes_bits[i]);
   };
   // A long list on a threaded host space: the sizes summed here, the sources tested by the
   // threaded pass's first pass (its `ok`); a size out of range goes to the checks below, and a bad
@@ -105,8 +107,7 @@ size_type concatenate_call(const ExecSpace& exec, const move_names& n, const des
       if (s > max_bits) check_move_dest(n, i, dest_mask{}, 0, s);
       total += s;
       check_concatenate_total(n.fn, total);
-      const source_mask src = masks[i];
-      if (check_source(src, s) == source_status::invalid) check_move_source(n, i, src, s);
+      if (!source_ok(i)) check_move_source(n, i, masks[i], s);
     }
   }
   dest_mask d;
@@ -117,25 +118,19 @@ size_type concatenate_call(const ExecSpace& exec, const move_names& n, const des
     d = {allocated->data(), padded};
   } else {
     d = *dest;
-    if (threaded) {
-      // The sources are not checked yet, and their errors come before the destination's.
-      try {
-        check_concatenate_dest(n.fn, n.pointers, d, total);
-      } catch (...) {
-        check_sources_in_order();
-        throw;
-      }
-    } else {
+    try {
       check_concatenate_dest(n.fn, n.pointers, d, total);
+    } catch (...) {
+      // A threaded list's sources are not checked yet, and their errors come before the destination's.
+      if (threaded) check_sources_in_order();
+      throw;
     }
   }
   const size_type fill_to = allocated != nullptr ? d.extent_words * word_bits : num_words(total) * word_bits;
   if (threaded) {
     size_type count = 0;
-    const auto ok   = [&](std::size_t i) {
-      return i >= m || check_source(masks[i], sizes_bits[i]) != source_status::invalid;
-    };
-    const auto at = [&](std::size_t i) {
+    const auto ok   = [&](std::size_t i) { return i >= m || source_ok(i); };
+    const auto at   = [&](std::size_t i) {
       return i < m ? copy_piece(d, starts[i], masks[i], sizes_bits[i], true, i)
                    : constant_piece(d, total, fill_to - total, false, m);
     };
