@@ -39,18 +39,19 @@ KOKKOS_FORCEINLINE_FUNCTION word_type shifted_word(const word_type* p, size_type
 
 // Combines G sources over words [0, n) of a block, left to right after what `acc` holds
 // (FromAcc) or after op.identity(). p[g] points at the block's first word of source g, whose words
-// are XORed with fl[g] once positioned (0, or ~0 for an inverted source); Shifted:
-// every sh[g] is in [1, 32) and p[g][n] must be readable; otherwise every source is word-aligned
-// and only p[g][0, n) is read. ToOut: the words go to out[0, n) and their set bits are returned
-// (n <= max_half_count_words); otherwise they go to acc and 0 is returned.
+// are XORed with fl[g] once positioned (0, or ~0 for an inverted source). The first S sources
+// (S = 0, 1 or G) are shifted: their sh[g] is in [1, 32) and p[g][n] must be readable; the others
+// are word-aligned and only p[g][0, n) is read. ToOut: the words go to out[0, n) and their set
+// bits are returned (n <= max_half_count_words); otherwise they go to acc and 0 is returned.
 //
 // `out` may be one of the sources (a destination read from bit 0): word k is written after every
 // source's word k, and word k + 1 of it is read only before it is written, as in the plain loop.
-template <int G, bool Shifted, bool FromAcc, bool ToOut, class Op>
+template <int G, int S, bool FromAcc, bool ToOut, class Op>
 KOKKOS_INLINE_FUNCTION size_type cpu_pass(const Op& op, const word_type* const (&p)[cpu_pass_sources],
                           const int (&sh)[cpu_pass_sources], const word_type (&fl)[cpu_pass_sources], size_type n,
                           word_type* acc, word_type* out) {
   static_assert(G >= 1 && G <= cpu_pass_sources, "kmask::detail::cpu_pass: 1 to cpu_pass_sources sources");
+  static_assert(S == 0 || S == 1 || S == G, "kmask::detail::cpu_pass: none, the first or every source shifted");
   const word_type* p0 = p[0];
   const word_type* p1 = p[G > 1 ? 1 : 0];
   const word_type* p2 = p[G > 2 ? 2 : 0];
@@ -60,10 +61,10 @@ KOKKOS_INLINE_FUNCTION size_type cpu_pass(const Op& op, const word_type* const (
   word_type halves = 0;
   for (size_type k = 0; k < n; ++k) {
     word_type v = FromAcc ? acc[k] : op.identity();
-    v = op(v, (Shifted ? shifted_word(p0, k, s0) : p0[k]) ^ f0);
-    if (G > 1) v = op(v, (Shifted ? shifted_word(p1, k, s1) : p1[k]) ^ f1);
-    if (G > 2) v = op(v, (Shifted ? shifted_word(p2, k, s2) : p2[k]) ^ f2);
-    if (G > 3) v = op(v, (Shifted ? shifted_word(p3, k, s3) : p3[k]) ^ f3);
+    v = op(v, (S > 0 ? shifted_word(p0, k, s0) : p0[k]) ^ f0);
+    if (G > 1) v = op(v, (S > 1 ? shifted_word(p1, k, s1) : p1[k]) ^ f1);
+    if (G > 2) v = op(v, (S > 2 ? shifted_word(p2, k, s2) : p2[k]) ^ f2);
+    if (G > 3) v = op(v, (S > 3 ? shifted_word(p3, k, s3) : p3[k]) ^ f3);
     if (ToOut) {
       out[k] = v;
       halves += set_bits_in_halves(v);
@@ -74,15 +75,15 @@ KOKKOS_INLINE_FUNCTION size_type cpu_pass(const Op& op, const word_type* const (
   return ToOut ? fold_halves(halves) : 0;
 }
 
-template <int G, bool Shifted, class Op>
+template <int G, int S, class Op>
 KOKKOS_INLINE_FUNCTION size_type cpu_pass(const Op& op, const word_type* const (&p)[cpu_pass_sources],
                           const int (&sh)[cpu_pass_sources], const word_type (&fl)[cpu_pass_sources], size_type n,
                           bool from_acc, bool to_out, word_type* acc, word_type* out) {
   if (from_acc)
-    return to_out ? cpu_pass<G, Shifted, true, true>(op, p, sh, fl, n, acc, out)
-                  : cpu_pass<G, Shifted, true, false>(op, p, sh, fl, n, acc, out);
-  return to_out ? cpu_pass<G, Shifted, false, true>(op, p, sh, fl, n, acc, out)
-                : cpu_pass<G, Shifted, false, false>(op, p, sh, fl, n, acc, out);
+    return to_out ? cpu_pass<G, S, true, true>(op, p, sh, fl, n, acc, out)
+                  : cpu_pass<G, S, true, false>(op, p, sh, fl, n, acc, out);
+  return to_out ? cpu_pass<G, S, false, true>(op, p, sh, fl, n, acc, out)
+                : cpu_pass<G, S, false, false>(op, p, sh, fl, n, acc, out);
 }
 
 // cpu_pass over the first `g` (1 to cpu_pass_sources) entries of p, sh and fl.
@@ -92,17 +93,17 @@ KOKKOS_INLINE_FUNCTION size_type cpu_pass(const Op& op, int g, bool shifted, con
                           bool from_acc, bool to_out, word_type* acc, word_type* out) {
   if (shifted) {
     switch (g) {
-      case 1: return cpu_pass<1, true>(op, p, sh, fl, n, from_acc, to_out, acc, out);
-      case 2: return cpu_pass<2, true>(op, p, sh, fl, n, from_acc, to_out, acc, out);
-      case 3: return cpu_pass<3, true>(op, p, sh, fl, n, from_acc, to_out, acc, out);
-      default: return cpu_pass<4, true>(op, p, sh, fl, n, from_acc, to_out, acc, out);
+      case 1: return cpu_pass<1, 1>(op, p, sh, fl, n, from_acc, to_out, acc, out);
+      case 2: return cpu_pass<2, 2>(op, p, sh, fl, n, from_acc, to_out, acc, out);
+      case 3: return cpu_pass<3, 3>(op, p, sh, fl, n, from_acc, to_out, acc, out);
+      default: return cpu_pass<4, 4>(op, p, sh, fl, n, from_acc, to_out, acc, out);
     }
   }
   switch (g) {
-    case 1: return cpu_pass<1, false>(op, p, sh, fl, n, from_acc, to_out, acc, out);
-    case 2: return cpu_pass<2, false>(op, p, sh, fl, n, from_acc, to_out, acc, out);
-    case 3: return cpu_pass<3, false>(op, p, sh, fl, n, from_acc, to_out, acc, out);
-    default: return cpu_pass<4, false>(op, p, sh, fl, n, from_acc, to_out, acc, out);
+    case 1: return cpu_pass<1, 0>(op, p, sh, fl, n, from_acc, to_out, acc, out);
+    case 2: return cpu_pass<2, 0>(op, p, sh, fl, n, from_acc, to_out, acc, out);
+    case 3: return cpu_pass<3, 0>(op, p, sh, fl, n, from_acc, to_out, acc, out);
+    default: return cpu_pass<4, 0>(op, p, sh, fl, n, from_acc, to_out, acc, out);
   }
 }
 

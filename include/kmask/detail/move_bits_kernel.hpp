@@ -306,8 +306,8 @@ KOKKOS_INLINE_FUNCTION size_type move_run(const move_piece& p, size_type k0, siz
       for (size_type b = 0; b < n; b += max_half_count_words) {
         const word_type* const at[cpu_pass_sources] = {s + b, s + b, s + b, s + b};
         const size_type m = n - b < max_half_count_words ? n - b : max_half_count_words;
-        set += shift == 0 ? cpu_pass<1, false, false, true>(bit_or{}, at, sh, fl, m, nullptr, d + b)
-                          : cpu_pass<1, true, false, true>(bit_or{}, at, sh, fl, m, nullptr, d + b);
+        set += shift == 0 ? cpu_pass<1, 0, false, true>(bit_or{}, at, sh, fl, m, nullptr, d + b)
+                          : cpu_pass<1, 1, false, true>(bit_or{}, at, sh, fl, m, nullptr, d + b);
       }
       zeros = n * word_bits - set;
     }

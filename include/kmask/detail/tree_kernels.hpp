@@ -96,12 +96,7 @@ struct tree_cpu_functor {
         } else if (!shifted) {
           set = cpu_pass(op, 2, false, p2, sh, fl, n, false, true, acc, out + b0);
         } else {
-          // A shifted source and an aligned parent: one pass each, through the accumulator.
-          cpu_pass(op, 1, true, p2, sh, fl, n, false, false, acc, out + b0);
-          const word_type* p1[cpu_pass_sources] = {up + b0};
-          const int s1[cpu_pass_sources]       = {0};
-          const word_type f1[cpu_pass_sources] = {0};
-          set = cpu_pass(op, 1, false, p1, s1, f1, n, true, true, acc, out + b0);
+          set = cpu_pass<2, 1, false, true>(op, p2, sh, fl, n, acc, out + b0);  // a shifted source, an aligned parent
         }
         nulls += n * word_bits - set;
       };
