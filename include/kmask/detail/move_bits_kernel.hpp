@@ -60,6 +60,12 @@ constexpr size_type move_cpu_count_block_words = 2048;
 // calls and dispatch cost more than a few words' portable popcounts (small pieces of a long list).
 constexpr size_type move_cpu_short_run_words = 16;
 
+// A CPU-form chunk asks for the source of the piece this many ahead: a long list's sources lie
+// scattered (one allocation each), so each piece's start is a miss no hardware prefetcher foresees.
+constexpr size_type move_cpu_prefetch_pieces = 8;
+// Cache lines of a piece's source asked for: its start, as far as a short piece reaches.
+constexpr int move_cpu_prefetch_lines = 4;
+
 // Work items piece `p` takes when its work starts at item `first`: with `align_groups` (the GPU
 // form) its lead is set so that item first + lead is congruent to its first destination word's
 // index modulo move_group_words, making every group inside it one aligned store.
@@ -448,6 +454,13 @@ struct move_chunk_functor {
     const shared_edges edges{list.ordered, list.ordered ? item_word(p0, i) : nullptr,
                              list.ordered ? item_word(piece_of(list, end - 1, p0), end - 1) : nullptr};
     for (size_type p = p0; i < end; ++p) {
+#if KMASK_DETAIL_HOST_PASS && (defined(__GNUC__) || defined(__clang__))
+      if (p + move_cpu_prefetch_pieces < list.num_pieces) {
+        const move_piece& ahead = list.piece(p + move_cpu_prefetch_pieces);
+        if (ahead.src != nullptr)
+          for (int l = 0; l < move_cpu_prefetch_lines; ++l) __builtin_prefetch(reinterpret_cast<const char*>(ahead.src) + 64 * l);
+      }
+#endif
       const move_piece piece = list.piece(p);
       const size_type lo = list.offset(p) + piece.lead, hi = list.offset(p + 1) < end ? list.offset(p + 1) : end;
       if (hi <= i) continue;
