@@ -70,20 +70,25 @@ TEST(TEST_CATEGORY, host_copy_then_count_blocks) {
     for (int shift = 0; shift < 32; shift += (n > 300 ? 7 : 1)) {
       for (const word_type fill : {word_type{0}, ~word_type{0}}) {
         const ref::words s = random_words(rng, static_cast<std::size_t>(n) + (shift > 0 ? 1 : 0));
-        std::vector<word_type> d(static_cast<std::size_t>(n) + 1, poison);
-        const size_type set = kmask::detail::copy_and_count_on_host(d.data(), s.data(), n, shift, fill);
         ref::words want(static_cast<std::size_t>(n), 0);
         for (size_type i = 0; i < 32 * n; ++i) ref::set_bit(want, i, ref::get_bit(s, shift + i) ^ (fill != 0 ? 1 : 0));
-        for (size_type k = 0; k < n; ++k)
-          ASSERT_EQ(d[static_cast<std::size_t>(k)], want[static_cast<std::size_t>(k)])
-              << "word " << k << " of " << n << ", shift " << shift << ", fill " << (fill != 0) << "; "
-              << seed_note(base_seed());
-        ASSERT_EQ(d[static_cast<std::size_t>(n)], poison) << "wrote past " << n << " words";
-        ASSERT_EQ(set, ref::count_set(want, 0, 32 * n)) << n << " words, shift " << shift << ", fill " << (fill != 0);
+        // The call's choice (AVX-512 in registers where the processor has it), and the blocks form.
+        for (const bool blocks : {false, true}) {
+          std::vector<word_type> d(static_cast<std::size_t>(n) + 1, poison);
+          const size_type set = blocks ? kmask::detail::copy_then_count_blocks_on_host(d.data(), s.data(), n, shift, fill)
+                                       : kmask::detail::copy_and_count_on_host(d.data(), s.data(), n, shift, fill);
+          for (size_type k = 0; k < n; ++k)
+            ASSERT_EQ(d[static_cast<std::size_t>(k)], want[static_cast<std::size_t>(k)])
+                << "word " << k << " of " << n << ", shift " << shift << ", fill " << (fill != 0) << ", blocks "
+                << blocks << "; " << seed_note(base_seed());
+          ASSERT_EQ(d[static_cast<std::size_t>(n)], poison) << "wrote past " << n << " words, blocks " << blocks;
+          ASSERT_EQ(set, ref::count_set(want, 0, 32 * n))
+              << n << " words, shift " << shift << ", fill " << (fill != 0) << ", blocks " << blocks;
+        }
       }
     }
   }
-  // The count picks AVX-512 from 16 words where the processor has VPOPCNTDQ; say so when it has not.
+  // The call and the blocks' count pick AVX-512 where the processor has VPOPCNTDQ; say so when it has not.
   std::vector<std::string> skipped;
 #if !defined(KMASK_HOST_AVX512)
   skipped.push_back("its AVX-512 count (not compiled in)");

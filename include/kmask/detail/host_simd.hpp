@@ -158,6 +158,32 @@ __attribute__((target("avx512f"))) inline void avx512_shifted_words(word_type* d
   for (; k < n; ++k) d[k] = funnel_shift(s[k], s[k + 1], shift) ^ fill;
 }
 
+// avx512_shifted_words (shift 0 included: then only s[0, n) is read) that also returns the set
+// bits it wrote, counted while the words are in registers: a counted piece is not read back (the
+// read-back of words just stored in 64-byte vectors was a fifth of a long list's time).
+__attribute__((target("avx512f,avx512vpopcntdq,popcnt"))) inline size_type avx512_copy_words_counted(
+    word_type* d, const word_type* s, size_type n, int shift, word_type fill) {
+  const __m128i right = _mm_cvtsi32_si128(shift), left = _mm_cvtsi32_si128(32 - shift);
+  const __m512i flip  = _mm512_set1_epi32(static_cast<int>(fill));
+  __m512i sum         = _mm512_setzero_si512();
+  size_type k         = 0;
+  for (; k + 16 <= n; k += 16) {
+    __m512i v = _mm512_loadu_si512(static_cast<const void*>(s + k));
+    if (shift != 0)
+      v = _mm512_or_si512(_mm512_srl_epi32(v, right),
+                          _mm512_sll_epi32(_mm512_loadu_si512(static_cast<const void*>(s + k + 1)), left));
+    v = _mm512_xor_si512(v, flip);
+    _mm512_storeu_si512(static_cast<void*>(d + k), v);
+    sum = _mm512_add_epi64(sum, _mm512_popcnt_epi64(v));
+  }
+  auto set = static_cast<size_type>(_mm512_reduce_add_epi64(sum));
+  for (; k < n; ++k) {
+    d[k] = (shift == 0 ? s[k] : funnel_shift(s[k], s[k + 1], shift)) ^ fill;
+    set += __builtin_popcount(d[k]);
+  }
+  return set;
+}
+
 // out[0, words) gathered: bit k of word w is bit (base + j) of m, XORed with `flip` (0 or 1), for
 // j = idx[32w + k] when Check finds it in [0, size_bits) (as unsigned), else 0; m null reads as
 // ones. Eight rows an instruction: their 64-bit positions, one masked gather of their words (an

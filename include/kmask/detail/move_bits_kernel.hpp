@@ -212,12 +212,12 @@ KOKKOS_INLINE_FUNCTION size_type move_group(const move_piece& p, size_type k) {
 }
 
 #if defined(KMASK_HOST_POPCNT)
-// A counted CPU-form run where the host has popcnt: copies a block of d[k] = source word k ^ fill
-// (s[k], or s[k], s[k + 1] shifted), then counts it while it is in L1; the baseline's portable
-// count inside the copy loop cost more than the copy. Returns the set bits written. Kept out of
-// move_run so that its uncounted loops compile as before (inlined, vectorised).
-inline size_type copy_and_count_on_host(word_type* KOKKOS_RESTRICT d, const word_type* KOKKOS_RESTRICT s, size_type n,
-                                        int shift, word_type fill) {
+// A counted CPU-form run where the host has popcnt but not AVX-512's: copies a block of d[k] =
+// source word k ^ fill (s[k], or s[k], s[k + 1] shifted), then counts it while it is in L1; the
+// baseline's portable count inside the copy loop cost more than the copy. Returns the set bits
+// written.
+inline size_type copy_then_count_blocks_on_host(word_type* KOKKOS_RESTRICT d, const word_type* KOKKOS_RESTRICT s,
+                                                size_type n, int shift, word_type fill) {
   size_type set = 0;
   for (size_type b = 0; b < n; b += move_cpu_count_block_words) {
     const size_type m = n - b < move_cpu_count_block_words ? n - b : move_cpu_count_block_words;
@@ -232,6 +232,17 @@ inline size_type copy_and_count_on_host(word_type* KOKKOS_RESTRICT d, const word
     set += host_popcount_words(d, b, b + m);
   }
   return set;
+}
+
+// A counted CPU-form run where the host has popcnt: by AVX-512, counted in registers, where the
+// processor has it, else by blocks. Kept out of move_run so that its uncounted loops compile as
+// before (inlined, vectorised).
+inline size_type copy_and_count_on_host(word_type* KOKKOS_RESTRICT d, const word_type* KOKKOS_RESTRICT s, size_type n,
+                                        int shift, word_type fill) {
+#if defined(KMASK_HOST_AVX512)
+  if (host_has_avx512_popcnt()) return avx512_copy_words_counted(d, s, n, shift, fill);
+#endif
+  return copy_then_count_blocks_on_host(d, s, n, shift, fill);
 }
 #endif
 
