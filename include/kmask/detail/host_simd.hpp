@@ -159,8 +159,8 @@ __attribute__((target("avx512f"))) inline void avx512_shifted_words(word_type* d
 }
 
 // avx512_shifted_words (shift 0 included: then only s[0, n) is read) that also returns the set
-// bits it wrote, counted while the words are in registers: a counted piece is not read back (the
-// read-back of words just stored in 64-byte vectors was a fifth of a long list's time).
+// bits it wrote, counted while the words are in registers: a counted piece's words are not loaded
+// back right after their stores, at other offsets than the stores'.
 __attribute__((target("avx512f,avx512vpopcntdq,popcnt"))) inline size_type avx512_copy_words_counted(
     word_type* d, const word_type* s, size_type n, int shift, word_type fill) {
   const __m128i right = _mm_cvtsi32_si128(shift), left = _mm_cvtsi32_si128(32 - shift);
