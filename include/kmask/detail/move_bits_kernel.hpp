@@ -63,7 +63,7 @@ constexpr size_type move_cpu_short_run_words = 16;
 // A CPU-form chunk asks for the source of the piece this many ahead: a long list's sources lie
 // scattered (one allocation each), so each piece's start is a miss no hardware prefetcher foresees.
 constexpr size_type move_cpu_prefetch_pieces = 8;
-// Cache lines of a piece's source asked for: its start, as far as a short piece reaches.
+// Cache lines (64 bytes) of a piece's source asked for: its start, as far as a short piece reaches.
 constexpr int move_cpu_prefetch_lines = 4;
 
 // Work items piece `p` takes when its work starts at item `first`: with `align_groups` (the GPU
@@ -468,8 +468,9 @@ struct move_chunk_functor {
 #if KMASK_DETAIL_HOST_PASS && (defined(__GNUC__) || defined(__clang__))
       if (p + move_cpu_prefetch_pieces < list.num_pieces) {
         const move_piece& ahead = list.piece(p + move_cpu_prefetch_pieces);
-        if (ahead.src != nullptr)
-          for (int l = 0; l < move_cpu_prefetch_lines; ++l) __builtin_prefetch(reinterpret_cast<const char*>(ahead.src) + 64 * l);
+        const char* line        = reinterpret_cast<const char*>(ahead.src);
+        if (line != nullptr)
+          for (int l = 0; l < move_cpu_prefetch_lines; ++l) __builtin_prefetch(line + 64 * l);
       }
 #endif
       const move_piece piece = list.piece(p);

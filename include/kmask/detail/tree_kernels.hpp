@@ -77,7 +77,6 @@ struct tree_cpu_functor {
     const bool has_last = end == a.words;
     const size_type m   = has_last ? end - 1 : end;
     const bit_and op{};
-    word_type acc[block_words];
     for (size_type i = 0; i < t.num_nodes; ++i) {
       const size_type k = t.order[i], p = t.parent_of[i];
       const positioned_source src(a.sources(k), bits);
@@ -92,11 +91,11 @@ struct tree_cpu_functor {
         const word_type fl[cpu_pass_sources] = {src.flip, 0};
         size_type set                        = 0;
         if (up == nullptr) {
-          set = cpu_pass(op, 1, shifted, p2, sh, fl, n, false, true, acc, out + b0);
+          set = cpu_pass(op, 1, shifted, p2, sh, fl, n, false, true, nullptr, out + b0);
         } else if (!shifted) {
-          set = cpu_pass(op, 2, false, p2, sh, fl, n, false, true, acc, out + b0);
+          set = cpu_pass(op, 2, false, p2, sh, fl, n, false, true, nullptr, out + b0);
         } else {
-          set = cpu_pass<2, 1, false, true>(op, p2, sh, fl, n, acc, out + b0);  // a shifted source, an aligned parent
+          set = cpu_pass<2, 1, false, true>(op, p2, sh, fl, n, nullptr, out + b0);  // a shifted source, an aligned parent
         }
         nulls += n * word_bits - set;
       };
